@@ -1,0 +1,204 @@
+// The settings schema (appsettings.json, PascalCase keys): one TypeBox schema that is also the Config type.
+import { Type, type Static } from '@sinclair/typebox';
+
+const PositiveInt = (def: number, description?: string) =>
+  Type.Integer({ minimum: 1, default: def, ...(description ? { description } : {}) });
+
+export const featureNames = [
+  'Symbols',
+  'Variables',
+  'DeviceInfo',
+  'TypeMetadata',
+  'Rpc',
+  'Files',
+  'Lifecycle',
+  'Notifications',
+  'Alarms',
+  'Simulation',
+] as const;
+export type FeatureName = (typeof featureNames)[number];
+
+/** Defaults: on for read-mostly areas, off where the spec says so or where hardware is written or stopped. */
+export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
+  Symbols: true,
+  Variables: true,
+  DeviceInfo: true,
+  Notifications: true,
+  TypeMetadata: false,
+  Rpc: false,
+  Files: false,
+  Lifecycle: false,
+  Alarms: false,
+  Simulation: false,
+};
+
+const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);
+
+const AuthSettings = Type.Object(
+  {
+    Authority: Type.Optional(
+      Type.String({ minLength: 1, description: 'OIDC issuer URL (discovery + JWKS)' }),
+    ),
+    JwksFile: Type.Optional(Type.String({ minLength: 1 })),
+    PublicKeyFile: Type.Optional(
+      Type.String({ minLength: 1, description: 'PEM public key (RS256 or ES256)' }),
+    ),
+    SigningKey: Type.Optional(
+      Type.String({ minLength: 32, description: 'HS256 secret, at least 32 characters' }),
+    ),
+    UseDevelopmentKey: Type.Boolean({
+      default: false,
+      description: 'Built-in HS256 key; refused in production',
+    }),
+    Issuer: Type.Optional(Type.String({ minLength: 1 })),
+    Audience: Type.Optional(Type.String({ minLength: 1 })),
+    ClockSkewSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
+    RoleClaimType: Type.String({ minLength: 1, default: 'role' }),
+    DefaultPlcAccess: Type.Union([Type.Literal('none'), Type.Literal('*')], { default: 'none' }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+const InitialValue = Type.Union([
+  Type.Object(
+    { value: Type.Optional(Type.Unknown()), type: Type.String({ minLength: 1 }) },
+    { additionalProperties: false },
+  ),
+  Type.String(),
+]);
+
+const PlcTargetSettings = Type.Object(
+  {
+    DisplayName: Type.String({ default: '' }),
+    Mode: Type.Union([Type.Literal('Real'), Type.Literal('Simulated')], {
+      default: 'Real',
+      errorMessage: 'must be Real or Simulated',
+    }),
+    AmsNetId: Type.Optional(
+      Type.String({
+        pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
+        errorMessage: 'must be six octets 0-255 separated by dots',
+      }),
+    ),
+    Port: Type.Integer({ minimum: 1, maximum: 65535, default: 851 }),
+    Address: Type.Optional(Type.String({ minLength: 1 })),
+    TcpPort: Type.Integer({ minimum: 1, maximum: 65535, default: 48898 }),
+    TimeoutMs: PositiveInt(5000),
+    SymbolBrowseTimeoutMs: PositiveInt(30000),
+    NotificationBudget: PositiveInt(500, 'ADS notifications per PLC before falling back to polling'),
+    Rpc: Type.Object(
+      { Invokable: Type.Array(Type.String({ minLength: 1 }), { default: [] }) },
+      { additionalProperties: false, default: {} },
+    ),
+    FileRoot: Type.Optional(Type.String({ minLength: 1 })),
+    Scenario: Type.Optional(Type.String({ minLength: 1 })),
+    InitialValues: Type.Record(Type.String({ minLength: 1 }), InitialValue, { default: {} }),
+    ScenarioAutoStart: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
+
+const AlarmTargetSettings = Type.Object(
+  {
+    SymbolPath: Type.String({ minLength: 1 }),
+    CycleTimeMs: PositiveInt(200),
+    PlcClock: Type.Union([Type.Literal('Unspecified'), Type.Literal('Utc'), Type.Literal('Local')], {
+      default: 'Unspecified',
+    }),
+    AcknowledgeInstancePath: Type.Optional(Type.String({ minLength: 1 })),
+    AcknowledgeMethod: Type.String({ minLength: 1, default: 'AcknowledgeAlarm' }),
+  },
+  { additionalProperties: false },
+);
+
+export const SettingsSchema = Type.Object(
+  {
+    Urls: Type.String({ default: 'http://127.0.0.1:5000' }),
+    Logging: Type.Object(
+      {
+        Level: Type.Union(
+          ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+          { default: 'info' },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    Features: Type.Record(Type.Union(featureNames.map((n) => Type.Literal(n))), FeatureFlag, { default: {} }),
+    Auth: AuthSettings,
+    AmsRouter: Type.Object(
+      {
+        NetId: Type.Optional(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){5}$' })),
+        LocalAdsPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    PlcTargets: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), PlcTargetSettings, {
+      default: {},
+    }),
+    PlcAlarms: Type.Object(
+      {
+        TextCatalog: Type.Optional(Type.String({ minLength: 1 })),
+        Targets: Type.Record(Type.String(), AlarmTargetSettings, { default: {} }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    RateLimiting: Type.Object(
+      {
+        Enabled: Type.Boolean({ default: true }),
+        GlobalPerUser: PositiveInt(200, 'requests per second per user'),
+        AlarmReads: PositiveInt(50, 'per second per user per PLC'),
+        RpcInvocations: PositiveInt(10, 'per second per user per PLC'),
+        SymbolBrowsing: PositiveInt(10, 'per second per user'),
+        NotificationConnections: PositiveInt(5, 'stream connections opened per 60 s per user'),
+        Lifecycle: PositiveInt(1, 'per 5 s sliding window per PLC'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    Notifications: Type.Object(
+      {
+        MaxSymbolsPerClient: PositiveInt(50),
+        HeartbeatSeconds: PositiveInt(30),
+        DefaultCycleTimeMs: PositiveInt(100),
+        QueueLength: PositiveInt(1000),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    ConnectionLimits: Type.Object(
+      { MaxPerUser: PositiveInt(20), MaxTotal: PositiveInt(2000) },
+      { additionalProperties: false, default: {} },
+    ),
+    Simulation: Type.Object(
+      { MaxStepCycles: PositiveInt(100000) },
+      { additionalProperties: false, default: {} },
+    ),
+    Files: Type.Object(
+      { MaxBytes: PositiveInt(16 * 1024 * 1024) },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type Settings = Static<typeof SettingsSchema>;
+export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
+export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
+export type AuthConfig = Static<typeof AuthSettings>;
+
+/** The validated, frozen configuration the app runs on. Paths are already resolved to absolute. */
+export interface Config {
+  readonly settings: Readonly<Settings>;
+  /** The folder relative paths resolve against: the config file's folder. */
+  readonly contentRoot: string;
+  /** Effective feature flags, defaults applied. */
+  readonly features: Readonly<Record<FeatureName, boolean>>;
+}
+
+/** Start-up failure that lists every problem, each prefixed by its settings path. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}

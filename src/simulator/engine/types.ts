@@ -1,0 +1,115 @@
+// The simulated PLC's type model: IEC 61131-3 types as TwinCAT lays them out in memory.
+// Shared by the engine, the scenario runtime and the ADS server, which encodes these as TwinCAT type entries.
+
+export const primitiveSizes = {
+  BOOL: 1,
+  BYTE: 1,
+  WORD: 2,
+  DWORD: 4,
+  LWORD: 8,
+  SINT: 1,
+  USINT: 1,
+  INT: 2,
+  UINT: 2,
+  DINT: 4,
+  UDINT: 4,
+  LINT: 8,
+  ULINT: 8,
+  REAL: 4,
+  LREAL: 8,
+  TIME: 4,
+  LTIME: 8,
+  DATE: 4,
+  DT: 4,
+  TOD: 4,
+} as const;
+
+export type PrimitiveName = keyof typeof primitiveSizes;
+
+/** Long IEC names that TwinCAT also accepts for the same type. */
+export const primitiveAliases: Readonly<Record<string, PrimitiveName>> = {
+  DATE_AND_TIME: 'DT',
+  TIME_OF_DAY: 'TOD',
+};
+
+export interface PrimitiveType {
+  kind: 'primitive';
+  name: PrimitiveName;
+  size: number;
+}
+
+/** STRING(n): n characters of cp1252 + NUL (n + 1 bytes). WSTRING(n): UTF-16LE, 2 (n + 1) bytes. */
+export interface StringType {
+  kind: 'string';
+  name: string;
+  length: number;
+  wide: boolean;
+  size: number;
+}
+
+export interface EnumType {
+  kind: 'enum';
+  name: string;
+  /** The integer type the enum is stored as (INT by default in TwinCAT). */
+  base: PrimitiveName;
+  size: number;
+  /** Declaration order; values may have gaps, need not start at zero and may be negative. */
+  members: ReadonlyArray<{ name: string; value: number }>;
+}
+
+export interface StructMember {
+  name: string;
+  type: PlcType;
+  /** Byte offset inside the struct. */
+  offset: number;
+  comment?: string;
+}
+
+export interface MethodParameter {
+  name: string;
+  type: PlcType;
+  direction: 'in' | 'out' | 'inout';
+}
+
+/** A method of a function block, callable over ADS RPC when it carries {attribute 'TcRpcEnable'}. */
+export interface MethodDef {
+  name: string;
+  returnType: PlcType | null;
+  parameters: readonly MethodParameter[];
+  comment?: string;
+}
+
+export interface StructType {
+  kind: 'struct';
+  name: string;
+  size: number;
+  members: readonly StructMember[];
+  /** Methods of a function block (empty for a plain struct). */
+  methods: readonly MethodDef[];
+  comment?: string;
+}
+
+export interface ArrayDimension {
+  start: number;
+  length: number;
+}
+
+/** Name as TwinCAT spells it: `ARRAY [1..16] OF ST_HmiAxis`. */
+export interface ArrayType {
+  kind: 'array';
+  name: string;
+  element: PlcType;
+  dimensions: readonly ArrayDimension[];
+  size: number;
+}
+
+export type PlcType = PrimitiveType | StringType | EnumType | StructType | ArrayType;
+
+/** A top-level variable of the program, stored in the PLC data area at `offset`. */
+export interface SymbolDef {
+  /** Full instance path, e.g. `GVL_HMI.stMachine` or `MAIN.nSpeed`. */
+  name: string;
+  type: PlcType;
+  offset: number;
+  comment: string;
+}

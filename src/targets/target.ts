@@ -1,0 +1,181 @@
+// The PlcTarget port: the only way features reach a PLC, real or simulated. Values crossing it are
+// JSON-safe (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as milliseconds).
+
+export type ConnectionState = 'Connected' | 'Connecting' | 'Disconnected';
+export type TargetMode = 'Real' | 'Simulated';
+
+export const adsStates = [
+  'Invalid',
+  'Idle',
+  'Reset',
+  'Init',
+  'Start',
+  'Run',
+  'Stop',
+  'SaveCfg',
+  'LoadCfg',
+  'PowerFailure',
+  'PowerGood',
+  'Error',
+  'Shutdown',
+  'Suspend',
+  'Resume',
+  'Config',
+  'Reconfig',
+] as const;
+/** ADS state names; the index in `adsStates` is the numeric ADS state. */
+export type AdsState = (typeof adsStates)[number];
+
+/** A JSON-safe PLC value. Enums read as `{ name, value }`; structs are objects by member name. */
+export type PlcValue = boolean | number | string | null | PlcValue[] | { [member: string]: PlcValue };
+
+export interface SymbolNode {
+  instancePath: string;
+  typeName: string;
+  size: number;
+  comment: string;
+  /** Struct members and array elements (`path[i]`), or null for a leaf. */
+  children: SymbolNode[] | null;
+}
+
+export interface EnumMember {
+  name: string;
+  value: number;
+}
+
+export interface EnumMembers {
+  typeName: string;
+  /** In declaration order, never sorted or renumbered. */
+  members: EnumMember[];
+}
+
+export interface DeviceInfo {
+  deviceName: string;
+  version: string;
+  adsState: AdsState;
+}
+
+export interface DeviceState {
+  state: AdsState;
+  timestamp: Date;
+}
+
+export interface ReadResult {
+  symbol: string;
+  value: PlcValue;
+  typeName: string;
+  /** When the value was sampled (PLC time where the driver has it). */
+  timestamp: Date;
+}
+
+/** One element of a batch answer: a value, or the error for that path alone. */
+export type BatchReadItem = ReadResult | { symbol: string; error: { code: string; message: string } };
+export type BatchWriteItem =
+  { symbol: string } | { symbol: string; error: { code: string; message: string } };
+
+export interface ChangeEvent {
+  symbol: string;
+  value: PlcValue;
+  typeName: string;
+  timestamp: Date;
+}
+
+export interface SubscribeOptions {
+  /** How often the PLC samples for changes, in milliseconds. */
+  cycleTimeMs: number;
+  onChange(event: ChangeEvent): void;
+  /** The symbol became unusable (for example removed by a program download): code SYMBOL_INVALIDATED. */
+  onError?(error: { symbol: string; code: string; message: string }): void;
+}
+
+export interface Subscription {
+  readonly symbol: string;
+  close(): Promise<void>;
+}
+
+export interface MethodResult {
+  returnValue: PlcValue;
+  outParameters: Record<string, PlcValue>;
+}
+
+export interface FileEntry {
+  name: string;
+  type: 'file' | 'dir';
+  size: number;
+  modified: Date;
+}
+
+export interface PlcFiles {
+  read(path: string): Promise<Buffer>;
+  /** Atomic: a reader sees the old content or the new, never a mix. */
+  write(path: string, content: Buffer): Promise<void>;
+  list(dir: string): Promise<FileEntry[]>;
+}
+
+export type SimulationStateName = 'Stopped' | 'Running' | 'Paused' | 'Faulted';
+
+export interface SimulationState {
+  state: SimulationStateName;
+  cycleCount: number;
+  elapsedMs: number;
+  scanMs: number;
+  error: string | null;
+}
+
+/** Present only on simulated targets that have a Scenario. */
+export interface SimulationControl {
+  state(): SimulationState;
+  step(cycles: number): SimulationState;
+  run(): SimulationState;
+  pause(): SimulationState;
+  reset(): SimulationState;
+}
+
+export type ConnectionListener = (state: ConnectionState) => void;
+
+/**
+ * One configured PLC. Operations throw AppError (src/errors.ts): PLC_UNAVAILABLE when not connected,
+ * SYMBOL_NOT_FOUND, TYPE_NOT_FOUND, TYPE_MISMATCH (write validated before it reaches the PLC),
+ * ADS_ERROR, ADS_TIMEOUT.
+ */
+export interface PlcTarget {
+  readonly id: string;
+  readonly displayName: string;
+  readonly mode: TargetMode;
+
+  /** Connects (or starts the simulation). Never throws for an unreachable PLC: it keeps retrying. */
+  start(): Promise<void>;
+  /** Releases every handle and subscription and disconnects. */
+  close(): Promise<void>;
+
+  connectionState(): ConnectionState;
+  /** Returns a function that removes the listener. */
+  onConnectionState(listener: ConnectionListener): () => void;
+
+  deviceInfo(): Promise<DeviceInfo>;
+  deviceState(): Promise<DeviceState>;
+  /** Lifecycle: Run, Stop or Reset; answers the ADS state read back afterwards. */
+  setAdsState(state: 'Run' | 'Stop' | 'Reset'): Promise<AdsState>;
+
+  /** Top-level symbols, each with its children recursively. */
+  symbols(): Promise<SymbolNode[]>;
+  /** Cached for the life of the connection. TYPE_NOT_FOUND, or VALIDATION_ERROR when not an enum. */
+  enumMembers(typeName: string): Promise<EnumMembers>;
+
+  read(path: string): Promise<ReadResult>;
+  readMany(paths: readonly string[]): Promise<BatchReadItem[]>;
+  write(path: string, value: unknown): Promise<void>;
+  writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]>;
+
+  /** Calls `instancePath#method` with positional or named parameters. */
+  invoke(
+    instancePath: string,
+    method: string,
+    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
+  ): Promise<MethodResult>;
+
+  subscribe(path: string, options: SubscribeOptions): Promise<Subscription>;
+
+  readonly files: PlcFiles;
+  readonly simulation?: SimulationControl;
+}
