@@ -1,5 +1,5 @@
 // The settings schema (appsettings.json, PascalCase keys): one TypeBox schema that is also the Config type.
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TOptional } from '@sinclair/typebox';
 
 const PositiveInt = (def: number, description?: string) =>
   Type.Integer({ minimum: 1, default: def, ...(description ? { description } : {}) });
@@ -33,6 +33,10 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
 };
 
 const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);
+// Every flag optional: a flag left out takes its default from featureDefaults.
+const featureFlagProperties = Object.fromEntries(
+  featureNames.map((n) => [n, Type.Optional(FeatureFlag)]),
+) as Record<FeatureName, TOptional<typeof FeatureFlag>>;
 
 const AuthSettings = Type.Object(
   {
@@ -95,7 +99,8 @@ const PlcTargetSettings = Type.Object(
     InitialValues: Type.Record(Type.String({ minLength: 1 }), InitialValue, { default: {} }),
     ScenarioAutoStart: Type.Boolean({ default: false }),
   },
-  { additionalProperties: false },
+  // The default lets TypeBox's Value.Default descend into each Record entry.
+  { additionalProperties: false, default: {} },
 );
 
 const AlarmTargetSettings = Type.Object(
@@ -108,7 +113,7 @@ const AlarmTargetSettings = Type.Object(
     AcknowledgeInstancePath: Type.Optional(Type.String({ minLength: 1 })),
     AcknowledgeMethod: Type.String({ minLength: 1, default: 'AcknowledgeAlarm' }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, default: {} },
 );
 
 export const SettingsSchema = Type.Object(
@@ -123,7 +128,7 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    Features: Type.Record(Type.Union(featureNames.map((n) => Type.Literal(n))), FeatureFlag, { default: {} }),
+    Features: Type.Object(featureFlagProperties, { additionalProperties: false, default: {} }),
     Auth: AuthSettings,
     AmsRouter: Type.Object(
       {
@@ -133,6 +138,7 @@ export const SettingsSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     PlcTargets: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), PlcTargetSettings, {
+      additionalProperties: false,
       default: {},
     }),
     PlcAlarms: Type.Object(

@@ -77,6 +77,8 @@ export interface MethodDef {
   returnType: PlcType | null;
   parameters: readonly MethodParameter[];
   comment?: string;
+  /** Method attributes; RPC-callable methods carry `TcRpcEnable`. */
+  attributes?: readonly TypeAttribute[];
 }
 
 export interface StructType {
@@ -112,4 +114,33 @@ export interface SymbolDef {
   type: PlcType;
   offset: number;
   comment: string;
+}
+
+/** Name/value attribute as TwinCAT attaches it to methods and types (for example `TcRpcEnable`). */
+export interface TypeAttribute {
+  name: string;
+  value: string;
+}
+
+/**
+ * A JSON-safe value, the same shape as the gateway port's PlcValue: 64-bit integers and LTIME as
+ * decimal strings, DATE/DT as ISO 8601 UTC strings, TIME/TOD as milliseconds, enums as `{ name, value }`.
+ */
+export type PlcValue = boolean | number | string | null | PlcValue[] | { [member: string]: PlcValue };
+
+/** One node of the symbol tree: struct members and array elements (`path[i]`) as children. */
+export interface SymbolNode {
+  instancePath: string;
+  typeName: string;
+  size: number;
+  comment: string;
+  children: SymbolNode[] | null;
+}
+
+/** One entry of a file listing. */
+export interface FileEntry {
+  name: string;
+  type: 'file' | 'dir';
+  size: number;
+  modified: Date;
 }

@@ -1,0 +1,61 @@
+// Declarative command-line options: one table gives both the node:util parseArgs config and the --help text.
+import { parseArgs } from 'node:util';
+import { UsageError } from './io.ts';
+
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** Placeholder shown in help, for string options. */
+  value?: string;
+  description: string;
+}
+
+export type OptionTable = Record<string, OptionSpec>;
+
+export const helpOption: OptionTable = {
+  help: { type: 'boolean', short: 'h', description: 'Show this help and exit' },
+};
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | undefined>;
+  positionals: string[];
+}
+
+/** Parses strictly: unknown options, missing values and stray arguments are usage errors. */
+export function parseOptions(args: readonly string[], table: OptionTable, maxPositionals = 0): ParsedArgs {
+  const options = Object.fromEntries(
+    Object.entries(table).map(([name, spec]) => [
+      name,
+      spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short },
+    ]),
+  );
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (parsed.positionals.length > maxPositionals && parsed.values.help !== true) {
+    throw new UsageError(`unexpected argument '${parsed.positionals[maxPositionals] ?? ''}'`);
+  }
+  return {
+    values: parsed.values as Record<string, string | boolean | undefined>,
+    positionals: parsed.positionals,
+  };
+}
+
+export function stringOption(parsed: ParsedArgs, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The "Options:" block of a help text, aligned. */
+export function formatOptions(table: OptionTable): string {
+  const rows = Object.entries(table).map(([name, spec]) => {
+    const short = spec.short === undefined ? '    ' : `-${spec.short}, `;
+    const value = spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : '';
+    return [`  ${short}--${name}${value}`, spec.description] as const;
+  });
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+  return ['Options:', ...rows.map(([left, right]) => `${left.padEnd(width)}${right}`)].join('\n');
+}

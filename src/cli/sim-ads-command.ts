@@ -1,0 +1,102 @@
+// `plc-gateway sim-ads`: serves one simulated PLC (a scenario, or a Simulated target of a settings file)
+// over ADS/AMS TCP, so ads-client, TwinCAT tools or a Real gateway target can talk to it.
+import { isAbsolute, resolve } from 'node:path';
+import { isNetId } from '../simulator/ads-server/protocol/net-id.ts';
+import type { Command } from './command.ts';
+import { UsageError, writeLine, type CliIo } from './io.ts';
+import { formatOptions, helpOption, parseOptions, stringOption, type OptionTable } from './options.ts';
+
+const options: OptionTable = {
+  scenario: { type: 'string', value: 'DIR', description: 'Scenario folder with machine.yaml' },
+  config: { type: 'string', short: 'c', value: 'FILE', description: 'Settings file with the PLC to serve' },
+  plc: {
+    type: 'string',
+    value: 'ID',
+    description: 'PlcTargets entry (Mode Simulated) to serve, with --config',
+  },
+  port: {
+    type: 'string',
+    short: 'p',
+    value: 'N',
+    description: 'TCP port (default 48898, 0 for any free port)',
+  },
+  host: { type: 'string', value: 'HOST', description: 'Interface to listen on (default 127.0.0.1)' },
+  'net-id': {
+    type: 'string',
+    value: 'ID',
+    description: 'AMS NetId of the simulated system (default 127.0.0.1.1.1)',
+  },
+  'ads-port': { type: 'string', value: 'N', description: 'ADS port of the PLC runtime (default 851)' },
+  'file-root': {
+    type: 'string',
+    value: 'DIR',
+    description: 'Folder behind the file services (default: in memory)',
+  },
+  stopped: { type: 'boolean', description: "With --scenario: do not start the scenario's scan cycle" },
+  ...helpOption,
+};
+
+const help = `Usage: plc-gateway sim-ads --scenario DIR [options]
+       plc-gateway sim-ads --config FILE --plc ID [options]
+
+Serves a simulated PLC over ADS (AMS/TCP): symbols, data types, reads and writes, handles, sum
+commands, notifications, RPC methods, PLC start/stop and file services, on ports 851 and 10000.
+Clients connect through the AMS router port (ads-client: routerAddress/routerTcpPort) or with a
+fixed local AmsNetId and ADS port. ADS has no authentication: keep it on loopback unless the
+network is trusted. SIGTERM or SIGINT stop it.
+
+${formatOptions(options)}`;
+
+function parseNumber(text: string | undefined, name: string, min: number, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n >= min && n <= 65535)) throw new UsageError(`--${name} must be ${min}-65535 (got '${text}')`);
+  return n;
+}
+
+async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const parsed = parseOptions(args, options);
+  if (parsed.values.help === true) {
+    writeLine(io.stdout, help);
+    return 0;
+  }
+  const scenarioDir = stringOption(parsed, 'scenario');
+  const configFile = stringOption(parsed, 'config');
+  const plcId = stringOption(parsed, 'plc');
+  if ((scenarioDir === undefined) === (configFile === undefined)) {
+    throw new UsageError('give either --scenario DIR or --config FILE --plc ID');
+  }
+  if (configFile !== undefined && plcId === undefined) throw new UsageError('--config needs --plc ID');
+  if (scenarioDir !== undefined && plcId !== undefined)
+    throw new UsageError('--plc goes with --config, not --scenario');
+  const netId = stringOption(parsed, 'net-id') ?? '127.0.0.1.1.1';
+  if (!isNetId(netId))
+    throw new UsageError(`--net-id must be six numbers 0-255 separated by dots (got '${netId}')`);
+  const abs = (p: string | undefined): string | undefined =>
+    p === undefined ? undefined : isAbsolute(p) ? p : resolve(io.cwd, p);
+  // Loaded here so that the other commands start without the simulator.
+  const { serveSimulatedPlc } = await import('./sim-ads.ts');
+  return serveSimulatedPlc(
+    {
+      scenarioDir: abs(scenarioDir),
+      config:
+        configFile !== undefined && plcId !== undefined
+          ? { file: abs(configFile) ?? configFile, plcId }
+          : undefined,
+      fileRoot: abs(stringOption(parsed, 'file-root')),
+      startScenario: parsed.values.stopped !== true,
+      host: stringOption(parsed, 'host') ?? '127.0.0.1',
+      port: parseNumber(stringOption(parsed, 'port'), 'port', 0, 48898),
+      netId,
+      adsPort: parseNumber(stringOption(parsed, 'ads-port'), 'ads-port', 1, 851),
+    },
+    io,
+  );
+}
+
+export const simAdsCommand: Command = {
+  name: 'sim-ads',
+  summary: 'Serve a simulated PLC over ADS/AMS TCP',
+  help,
+  run,
+};

@@ -1,0 +1,76 @@
+// Rules that span several settings, checked after the schema so every problem is reported in one go.
+import type { Settings } from './schema.ts';
+import { isDevelopmentSigningKey } from './development-key.ts';
+import { parseListenUrl } from './listen-url.ts';
+
+const keySources = ['Authority', 'JwksFile', 'PublicKeyFile', 'SigningKey', 'UseDevelopmentKey'] as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function targetRules(settings: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const targets = isRecord(settings.PlcTargets) ? settings.PlcTargets : {};
+  for (const [id, target] of Object.entries(targets)) {
+    if (!isRecord(target)) continue;
+    const mode = target.Mode ?? 'Real';
+    if (mode === 'Real' && target.AmsNetId === undefined) {
+      problems.push(`PlcTargets.${id}.AmsNetId: is required when Mode is Real`);
+    }
+    if (target.Scenario !== undefined && mode !== 'Simulated') {
+      problems.push(`PlcTargets.${id}.Scenario: only allowed when Mode is Simulated`);
+    }
+  }
+  const alarms =
+    isRecord(settings.PlcAlarms) && isRecord(settings.PlcAlarms.Targets) ? settings.PlcAlarms.Targets : {};
+  for (const id of Object.keys(alarms)) {
+    if (!Object.hasOwn(targets, id)) {
+      problems.push(
+        `PlcAlarms.Targets.${id}: names no configured PLC (add PlcTargets.${id} or remove this entry)`,
+      );
+    }
+  }
+  return problems;
+}
+
+function authRules(settings: Record<string, unknown>, nodeEnv: string | undefined): string[] {
+  const auth = isRecord(settings.Auth) ? settings.Auth : {};
+  const present = keySources.filter((k) =>
+    k === 'UseDevelopmentKey' ? auth[k] === true : auth[k] !== undefined,
+  );
+  const problems: string[] = [];
+  if (present.length === 0) {
+    problems.push(
+      'Auth: needs one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey',
+    );
+  } else if (present.length > 1) {
+    problems.push(`Auth: set exactly one key source, found ${present.join(' and ')}`);
+  }
+  if (auth.UseDevelopmentKey === true && nodeEnv === 'production') {
+    problems.push('Auth.UseDevelopmentKey: the built-in development key is refused when NODE_ENV=production');
+  }
+  if (
+    typeof auth.SigningKey === 'string' &&
+    isDevelopmentSigningKey(auth.SigningKey) &&
+    nodeEnv === 'production'
+  ) {
+    problems.push('Auth.SigningKey: is the publicly known development key, refused when NODE_ENV=production');
+  }
+  return problems;
+}
+
+function urlRules(settings: Record<string, unknown>): string[] {
+  if (typeof settings.Urls !== 'string') return [];
+  const parsed = parseListenUrl(settings.Urls);
+  return parsed.ok ? [] : [`Urls: ${parsed.problem}`];
+}
+
+/** Every cross-field problem; tolerant of values the schema already rejected. */
+export function crossFieldProblems(
+  settings: Settings | Record<string, unknown>,
+  nodeEnv: string | undefined,
+): string[] {
+  const s = settings as Record<string, unknown>;
+  return [...urlRules(s), ...authRules(s, nodeEnv), ...targetRules(s)];
+}

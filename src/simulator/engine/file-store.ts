@@ -1,0 +1,149 @@
+// The PLC's file store: path validation shared by every store, and an in-memory store of files and folders.
+import { AppError } from '../../errors.ts';
+import type { FileEntry } from './types.ts';
+
+/** File services of a simulated PLC; paths are relative, `/`-separated. */
+export interface FileStore {
+  read(path: string): Promise<Buffer>;
+  /** Atomic replace; missing parent folders are created. */
+  write(path: string, content: Buffer): Promise<void>;
+  /** Entries of a folder ('' = the root), sorted by name. */
+  list(dir: string): Promise<FileEntry[]>;
+  /** Deletes a file or an empty folder. */
+  remove(path: string): Promise<void>;
+}
+
+/**
+ * Splits a relative path into segments. VALIDATION_ERROR for absolute paths, `.`/`..`, empty segments,
+ * backslashes and NUL; '' (the root) only when `allowRoot`.
+ */
+export function splitFilePath(path: string, allowRoot = false): string[] {
+  if (typeof path !== 'string') throw invalid(String(path), 'not a string');
+  if (path.includes('\0')) throw invalid(path, 'NUL characters are not allowed');
+  if (path.includes('\\')) throw invalid(path, 'backslashes are not allowed');
+  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) throw invalid(path, 'absolute paths are not allowed');
+  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
+  if (trimmed === '') {
+    if (allowRoot) return [];
+    throw invalid(path, 'a file name is required');
+  }
+  const segments = trimmed.split('/');
+  for (const s of segments) {
+    if (s === '..' || s === '.') throw invalid(path, `'${s}' segments are not allowed`);
+    if (s === '') throw invalid(path, 'empty path segments are not allowed');
+  }
+  return segments;
+}
+
+function invalid(path: string, why: string): AppError {
+  return new AppError('VALIDATION_ERROR', `Invalid file path '${path}': ${why}.`);
+}
+
+export function fileNotFound(path: string): AppError {
+  return new AppError('FILE_NOT_FOUND', `File '${path}' not found.`);
+}
+
+interface FileNode {
+  kind: 'file';
+  content: Buffer;
+  modified: number;
+}
+interface DirNode {
+  kind: 'dir';
+  children: Map<string, FileNode | DirNode>;
+  modified: number;
+}
+
+/** Files and folders in memory; content is copied in and out so callers cannot alias it. */
+export class MemoryFileStore implements FileStore {
+  readonly #root: DirNode;
+  readonly #clock: () => number;
+
+  constructor(clock: () => number = Date.now) {
+    this.#clock = clock;
+    this.#root = { kind: 'dir', children: new Map(), modified: clock() };
+  }
+
+  read(path: string): Promise<Buffer> {
+    return settle(() => {
+      const node = this.#find(splitFilePath(path));
+      if (!node || node.kind !== 'file') throw fileNotFound(path);
+      return Buffer.from(node.content);
+    });
+  }
+
+  write(path: string, content: Buffer): Promise<void> {
+    return settle(() => {
+      const segments = splitFilePath(path);
+      const name = segments.pop() ?? '';
+      let dir = this.#root;
+      const now = this.#clock();
+      for (const s of segments) {
+        let next = dir.children.get(s);
+        if (!next) {
+          next = { kind: 'dir', children: new Map(), modified: now };
+          dir.children.set(s, next);
+          dir.modified = now;
+        }
+        if (next.kind !== 'dir') throw new AppError('VALIDATION_ERROR', `'${s}' in '${path}' is a file.`);
+        dir = next;
+      }
+      if (dir.children.get(name)?.kind === 'dir') {
+        throw new AppError('VALIDATION_ERROR', `'${path}' is a folder.`);
+      }
+      // One map assignment: a reader sees the old node or the new one, never a mix.
+      dir.children.set(name, { kind: 'file', content: Buffer.from(content), modified: now });
+      dir.modified = now;
+    });
+  }
+
+  list(dir: string): Promise<FileEntry[]> {
+    return settle(() => {
+      const node = this.#find(splitFilePath(dir, true));
+      if (!node) throw fileNotFound(dir);
+      if (node.kind !== 'dir') throw new AppError('VALIDATION_ERROR', `'${dir}' is not a folder.`);
+      return [...node.children.entries()]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([name, n]) => ({
+          name,
+          type: n.kind,
+          size: n.kind === 'file' ? n.content.length : 0,
+          modified: new Date(n.modified),
+        }));
+    });
+  }
+
+  remove(path: string): Promise<void> {
+    return settle(() => {
+      const segments = splitFilePath(path);
+      const name = segments.pop() ?? '';
+      const parent = this.#find(segments);
+      const node = parent?.kind === 'dir' ? parent.children.get(name) : undefined;
+      if (!parent || parent.kind !== 'dir' || !node) throw fileNotFound(path);
+      if (node.kind === 'dir' && node.children.size > 0) {
+        throw new AppError('VALIDATION_ERROR', `Folder '${path}' is not empty.`);
+      }
+      parent.children.delete(name);
+      parent.modified = this.#clock();
+    });
+  }
+
+  #find(segments: readonly string[]): FileNode | DirNode | undefined {
+    let node: FileNode | DirNode = this.#root;
+    for (const s of segments) {
+      if (node.kind !== 'dir') return undefined;
+      const next: FileNode | DirNode | undefined = node.children.get(s);
+      if (!next) return undefined;
+      node = next;
+    }
+    return node;
+  }
+}
+
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (err) {
+    return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+  }
+}

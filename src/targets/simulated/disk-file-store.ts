@@ -1,0 +1,112 @@
+// A file store backed by a real folder (FileRoot): writes go through a temp file and a rename.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, readdir, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, isAbsolute } from 'node:path';
+import { AppError } from '../../errors.ts';
+import { fileNotFound, splitFilePath, type FileEntry, type FileStore } from '../../simulator/engine/index.ts';
+
+export class DiskFileStore implements FileStore {
+  readonly root: string;
+
+  /** `root` must be absolute (the config loader resolves FileRoot against the content root). */
+  constructor(root: string) {
+    this.root = root;
+  }
+
+  async read(path: string): Promise<Buffer> {
+    const full = await this.#existing(path, false);
+    try {
+      return await readFile(full);
+    } catch (err) {
+      throw mapError(err, path);
+    }
+  }
+
+  async write(path: string, content: Buffer): Promise<void> {
+    const full = this.#join(splitFilePath(path));
+    const dir = dirname(full);
+    try {
+      await mkdir(dir, { recursive: true });
+      await this.#checkInside(await realpath(dir), path);
+      const temp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
+      try {
+        await writeFile(temp, content);
+        await rename(temp, full);
+      } catch (err) {
+        await rm(temp, { force: true });
+        throw err;
+      }
+    } catch (err) {
+      throw mapError(err, path);
+    }
+  }
+
+  async list(dir: string): Promise<FileEntry[]> {
+    const segments = splitFilePath(dir, true);
+    if (segments.length === 0) await mkdir(this.root, { recursive: true });
+    const full = await this.#existing(dir, true);
+    try {
+      const names = (await readdir(full)).filter((n) => !/^\.[0-9a-f]{12}\.tmp$/.test(n)).sort();
+      const entries: FileEntry[] = [];
+      for (const name of names) {
+        const s = await stat(join(full, name)).catch(() => undefined);
+        if (!s) continue;
+        entries.push({
+          name,
+          type: s.isDirectory() ? 'dir' : 'file',
+          size: s.isDirectory() ? 0 : s.size,
+          modified: s.mtime,
+        });
+      }
+      return entries;
+    } catch (err) {
+      throw mapError(err, dir);
+    }
+  }
+
+  async remove(path: string): Promise<void> {
+    const full = await this.#existing(path, false);
+    try {
+      const s = await stat(full);
+      if (s.isDirectory()) await rmdir(full);
+      else await rm(full);
+    } catch (err) {
+      throw mapError(err, path);
+    }
+  }
+
+  #join(segments: string[]): string {
+    return segments.length ? join(this.root, ...segments) : this.root;
+  }
+
+  /** The real path of an existing entry, refused when a link leads it outside the root. */
+  async #existing(path: string, allowRoot: boolean): Promise<string> {
+    const full = this.#join(splitFilePath(path, allowRoot));
+    let real: string;
+    try {
+      real = await realpath(full);
+    } catch (err) {
+      throw mapError(err, path);
+    }
+    await this.#checkInside(real, path);
+    return real;
+  }
+
+  async #checkInside(real: string, path: string): Promise<void> {
+    const root = await realpath(this.root).catch(() => this.root);
+    const rel = relative(root, real);
+    if (rel.startsWith('..') || isAbsolute(rel)) {
+      throw new AppError('VALIDATION_ERROR', `Invalid file path '${path}': it leaves the file root.`);
+    }
+  }
+}
+
+function mapError(err: unknown, path: string): Error {
+  if (err instanceof AppError) return err;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return fileNotFound(path);
+  if (code === 'EISDIR') return new AppError('VALIDATION_ERROR', `'${path}' is a folder.`);
+  if (code === 'EEXIST') return new AppError('VALIDATION_ERROR', `A file is in the way of '${path}'.`);
+  if (code === 'ENOTEMPTY') return new AppError('VALIDATION_ERROR', `Folder '${path}' is not empty.`);
+  return err instanceof Error ? err : new Error(String(err));
+}

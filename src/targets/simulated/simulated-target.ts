@@ -1,0 +1,265 @@
+// The in-process simulated target: the PlcTarget port over a SimulatedPlc, with a "connection" of its own.
+import { AppError, isAppError } from '../../errors.ts';
+import {
+  decode,
+  type PreparedWrite,
+  type SimulatedPlc,
+  type TypeRegistry,
+} from '../../simulator/engine/index.ts';
+import type {
+  AdsState,
+  BatchReadItem,
+  BatchWriteItem,
+  ConnectionListener,
+  ConnectionState,
+  DeviceInfo,
+  DeviceState,
+  EnumMembers,
+  MethodResult,
+  PlcFiles,
+  PlcTarget,
+  ReadResult,
+  SimulationControl,
+  SubscribeOptions,
+  Subscription,
+  SymbolNode,
+} from '../target.ts';
+
+export class SimulatedTarget implements PlcTarget {
+  readonly id: string;
+  readonly displayName: string;
+  readonly mode = 'Simulated' as const;
+  /** The simulated PLC itself, for the scenario runtime and the ADS server. */
+  readonly plc: SimulatedPlc;
+  readonly files: PlcFiles;
+  /** Set by a scenario runtime when the target has a Scenario. */
+  simulation?: SimulationControl;
+
+  readonly #listeners = new Set<ConnectionListener>();
+  readonly #subscriptions = new Map<Subscription, () => void>();
+  #state: ConnectionState = 'Disconnected';
+  #typeSnapshot: TypeRegistry | undefined;
+  readonly #enumCache = new Map<string, EnumMembers>();
+
+  constructor(id: string, displayName: string, plc: SimulatedPlc) {
+    this.id = id;
+    this.displayName = displayName;
+    this.plc = plc;
+    this.files = plc.files;
+  }
+
+  start(): Promise<void> {
+    if (this.#state !== 'Connected') {
+      this.#setState('Connecting');
+      this.#setState('Connected');
+    }
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions.keys()].map((s) => s.close()));
+    this.#dropCaches();
+    this.#setState('Disconnected');
+  }
+
+  /** Simulates losing the connection: operations fail with PLC_UNAVAILABLE, caches are dropped. */
+  disconnect(): void {
+    this.#dropCaches();
+    this.#setState('Disconnected');
+  }
+
+  /**
+   * Simulates re-establishing the connection (Disconnected -> Connecting -> Connected); like restored
+   * ADS notifications, every subscription then receives its current value.
+   */
+  reconnect(): void {
+    this.#dropCaches();
+    this.#setState('Disconnected');
+    this.#setState('Connecting');
+    this.#setState('Connected');
+    for (const emitCurrent of [...this.#subscriptions.values()]) emitCurrent();
+  }
+
+  connectionState(): ConnectionState {
+    return this.#state;
+  }
+
+  onConnectionState(listener: ConnectionListener): () => void {
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  deviceInfo(): Promise<DeviceInfo> {
+    return this.#run(() => {
+      const info = this.plc.deviceInfo();
+      return { deviceName: info.deviceName, version: info.version, adsState: info.adsState };
+    });
+  }
+
+  deviceState(): Promise<DeviceState> {
+    return this.#run(() => ({ state: this.plc.adsState, timestamp: new Date(this.plc.now()) }));
+  }
+
+  setAdsState(state: 'Run' | 'Stop' | 'Reset'): Promise<AdsState> {
+    return this.#run(() => this.plc.setState(state));
+  }
+
+  symbols(): Promise<SymbolNode[]> {
+    return this.#run(() => this.plc.program.symbolTree());
+  }
+
+  /** The first call snapshots the type system; answers stay until the connection is re-established. */
+  enumMembers(typeName: string): Promise<EnumMembers> {
+    return this.#run(() => {
+      const key = typeName.trim().toUpperCase();
+      const hit = this.#enumCache.get(key);
+      if (hit) return copyEnum(hit);
+      this.#typeSnapshot ??= this.plc.program.types;
+      const type = this.#typeSnapshot.resolve(typeName);
+      if (type.kind !== 'enum') throw new AppError('VALIDATION_ERROR', `${type.name} is not an enum.`);
+      const result: EnumMembers = { typeName: type.name, members: type.members.map((m) => ({ ...m })) };
+      this.#enumCache.set(key, result);
+      return copyEnum(result);
+    });
+  }
+
+  read(path: string): Promise<ReadResult> {
+    return this.#run(() => this.#read(path));
+  }
+
+  readMany(paths: readonly string[]): Promise<BatchReadItem[]> {
+    return this.#run(() => paths.map((p) => perItem(p, () => this.#read(p))));
+  }
+
+  write(path: string, value: unknown): Promise<void> {
+    return this.#run(() => {
+      this.plc.write(path, value);
+      this.plc.sample({ immediate: true });
+    });
+  }
+
+  /** Each item is validated before anything is written; a bad item fails alone. */
+  writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]> {
+    return this.#run(() => {
+      const prepared: PreparedWrite[] = [];
+      const results = values.map(({ symbol, value }) =>
+        perItem(symbol, () => {
+          prepared.push(this.plc.prepareWrite(symbol, value));
+          return { symbol };
+        }),
+      );
+      this.plc.commit(prepared);
+      this.plc.sample({ immediate: true });
+      return results;
+    });
+  }
+
+  invoke(
+    instancePath: string,
+    method: string,
+    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
+  ): Promise<MethodResult> {
+    return this.#run(() => {
+      const result = this.plc.invoke(instancePath, method, parameters);
+      this.plc.sample({ immediate: true });
+      return result;
+    });
+  }
+
+  subscribe(path: string, options: SubscribeOptions): Promise<Subscription> {
+    return this.#run(() => {
+      let open = true;
+      const emit = (value: ReturnType<typeof decode>, typeName: string): void => {
+        if (open && this.#state === 'Connected') {
+          options.onChange({ symbol: path, value, typeName, timestamp: new Date(this.plc.now()) });
+        }
+      };
+      const watch = this.plc.watch(
+        path,
+        (change) => {
+          if (change.type) emit(decode(change.type, change.data, 0), change.type.name);
+        },
+        {
+          cycleTimeMs: options.cycleTimeMs,
+          onInvalidated: (reason) => {
+            if (!open) return;
+            subscription.close().catch(() => undefined);
+            options.onError?.({ symbol: path, code: 'SYMBOL_INVALIDATED', message: reason });
+          },
+        },
+      );
+      const subscription: Subscription = {
+        symbol: path,
+        close: () => {
+          open = false;
+          watch.close();
+          this.#subscriptions.delete(subscription);
+          return Promise.resolve();
+        },
+      };
+      const emitCurrent = (): void => {
+        if (!open || watch.path === undefined) return;
+        try {
+          const r = this.plc.program.resolve(watch.path);
+          emit(decode(r.type, this.plc.memory, r.offset), r.type.name);
+        } catch {
+          // The path vanished with a download; onInvalidated has reported it.
+        }
+      };
+      this.#subscriptions.set(subscription, emitCurrent);
+      // Like an ADS on-change notification, the current value arrives first.
+      queueMicrotask(emitCurrent);
+      return subscription;
+    });
+  }
+
+  #read(path: string): ReadResult {
+    const r = this.plc.resolve(path);
+    return {
+      symbol: path,
+      value: decode(r.type, this.plc.memory, r.offset),
+      typeName: r.type.name,
+      timestamp: new Date(this.plc.now()),
+    };
+  }
+
+  #run<T>(fn: () => T): Promise<T> {
+    try {
+      if (this.#state !== 'Connected') {
+        throw new AppError('PLC_UNAVAILABLE', `PLC '${this.id}' is not connected.`);
+      }
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  #dropCaches(): void {
+    this.#typeSnapshot = undefined;
+    this.#enumCache.clear();
+  }
+
+  #setState(state: ConnectionState): void {
+    if (state === this.#state) return;
+    this.#state = state;
+    for (const l of [...this.#listeners]) l(state);
+  }
+}
+
+function copyEnum(e: EnumMembers): EnumMembers {
+  return { typeName: e.typeName, members: e.members.map((m) => ({ ...m })) };
+}
+
+function perItem<T extends { symbol: string }>(
+  symbol: string,
+  fn: () => T,
+): T | { symbol: string; error: { code: string; message: string } } {
+  try {
+    return fn();
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return { symbol, error: { code: err.code, message: err.message } };
+  }
+}
