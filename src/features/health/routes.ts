@@ -1,0 +1,49 @@
+// Anonymous health endpoints for orchestrators: /health/live (process up) and /health/ready (PLC connectivity).
+// They answer the health-check shape `{ status, checks }`, not the envelope, as probes and the spec expect.
+import { Type } from '@sinclair/typebox';
+import type { FeaturePlugin } from '../../http/feature-context.ts';
+import { httpStatusOf, readiness } from './service.ts';
+
+const Status = Type.Union([Type.Literal('Healthy'), Type.Literal('Degraded'), Type.Literal('Unhealthy')]);
+
+const HealthReport = Type.Object({
+  status: Status,
+  checks: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      status: Status,
+      description: Type.String(),
+      data: Type.Record(Type.String(), Type.String(), { description: 'Connection state by plcId' }),
+    }),
+  ),
+});
+
+export const healthRoutes: FeaturePlugin = (app, { registry }) => {
+  app.get(
+    '/health/live',
+    {
+      schema: {
+        tags: ['Health'],
+        summary: 'The process is up',
+        response: { 200: Type.Object({ status: Type.Literal('Healthy') }) },
+      },
+    },
+    () => ({ status: 'Healthy' as const }),
+  );
+
+  app.get(
+    '/health/ready',
+    {
+      schema: {
+        tags: ['Health'],
+        summary: 'Ready: PLC connectivity (Healthy 200, Degraded 200, Unhealthy 503)',
+        response: { 200: HealthReport, 503: HealthReport },
+      },
+    },
+    (_request, reply) => {
+      const report = readiness(registry.list());
+      void reply.header('Cache-Control', 'no-store').status(httpStatusOf(report.status));
+      return report;
+    },
+  );
+};

@@ -1,0 +1,41 @@
+// Health reports: liveness, and readiness from PLC connectivity (the `plc-connectivity` check).
+import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
+
+export type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
+
+export interface HealthCheck {
+  name: string;
+  status: HealthStatus;
+  description: string;
+  data: Record<string, ConnectionState>;
+}
+
+export interface HealthReport {
+  status: HealthStatus;
+  checks: HealthCheck[];
+}
+
+/** 503 only for Unhealthy: a Degraded gateway still serves the PLCs it reaches. */
+export function httpStatusOf(status: HealthStatus): 200 | 503 {
+  return status === 'Unhealthy' ? 503 : 200;
+}
+
+/**
+ * Healthy when every target is connected, Degraded when some are, Unhealthy when none is. With no target
+ * configured there is nothing to be unreachable, so the gateway is Healthy.
+ */
+export function plcConnectivity(targets: readonly PlcTarget[]): HealthCheck {
+  const data: Record<string, ConnectionState> = {};
+  for (const t of targets) data[t.id] = t.connectionState();
+  const total = targets.length;
+  const connected = Object.values(data).filter((s) => s === 'Connected').length;
+  const status: HealthStatus = connected === total ? 'Healthy' : connected === 0 ? 'Unhealthy' : 'Degraded';
+  const description =
+    total === 0 ? 'No PLC targets are configured.' : `${connected} of ${total} PLC targets connected.`;
+  return { name: 'plc-connectivity', status, description, data };
+}
+
+export function readiness(targets: readonly PlcTarget[]): HealthReport {
+  const check = plcConnectivity(targets);
+  return { status: check.status, checks: [check] };
+}

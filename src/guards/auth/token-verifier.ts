@@ -1,0 +1,58 @@
+// Verifies bearer JWTs strictly: only the configured key's algorithms, issuer/audience when set, exp required.
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import type { AuthConfig } from '../../config/schema.ts';
+import { AppError } from '../../errors.ts';
+import type { KeySource } from './key-source.ts';
+
+/** Verifies one compact JWT; throws 401 UNAUTHORIZED (invalid_token) with a caller-safe reason. */
+export interface TokenVerifier {
+  readonly source: KeySource['kind'];
+  verify(token: string): Promise<JWTPayload>;
+}
+
+export function createTokenVerifier(auth: AuthConfig, source: KeySource): TokenVerifier {
+  const issuer = auth.Issuer ?? source.defaultIssuer;
+  const options: JWTVerifyOptions = {
+    algorithms: [...source.algorithms],
+    clockTolerance: auth.ClockSkewSeconds,
+    requiredClaims: ['exp', 'sub'],
+    ...(issuer !== undefined ? { issuer: typeof issuer === 'string' ? issuer : [...issuer] } : {}),
+    ...(auth.Audience !== undefined ? { audience: auth.Audience } : {}),
+  };
+  const key = source.key;
+  return {
+    source: source.kind,
+    async verify(token) {
+      try {
+        const result =
+          typeof key === 'function'
+            ? await jwtVerify(token, key, options)
+            : await jwtVerify(token, key, options);
+        return result.payload;
+      } catch (err) {
+        throw invalidToken(reasonFor(err));
+      }
+    },
+  };
+}
+
+export function invalidToken(message: string): AppError {
+  return new AppError('UNAUTHORIZED', message, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+}
+
+// jose's own messages are precise but name internals; these say what the caller can act on.
+function reasonFor(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'The token has expired.';
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'nbf') return 'The token is not valid yet.';
+    if (err.reason === 'missing') return `The token has no ${err.claim} claim.`;
+    return `The token's ${err.claim} claim is not accepted.`;
+  }
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) {
+    return 'The token is signed with an algorithm this gateway does not accept.';
+  }
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The token signature is not valid.';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'No configured key matches the token.';
+  if (err instanceof errors.JOSEError) return 'The token is not a valid JWT.';
+  return 'The token could not be validated: the signing keys are unavailable.';
+}

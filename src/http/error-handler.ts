@@ -1,0 +1,94 @@
+// Renders every failure as the envelope: AppError as cataloged, fastify's own errors mapped to catalog codes,
+// anything else as 500 INTERNAL_ERROR with the details only in the log. Also the 404/405 handler.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errorCatalog, isAppError, type ErrorCode } from '../errors.ts';
+import { failure } from './envelope.ts';
+import type { RouteIndex } from './route-index.ts';
+
+interface Rendered {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+// Framework errors whose message is written for the caller; every other one gets the catalog message.
+const fastifyMessages: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'The request body is not valid JSON.',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'The request body is empty but the content type is application/json.',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The Content-Length header does not match the body.',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'The request body is larger than the limit.',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'The content type is not supported; send application/json.',
+  FST_ERR_BAD_URL: 'The URL is not valid.',
+  FST_ERR_MAX_PARAM_LENGTH: 'A path segment is too long.',
+};
+
+const codeByStatus: Readonly<Record<number, ErrorCode>> = {
+  400: 'VALIDATION_ERROR',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'VALIDATION_ERROR',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+/** Maps any thrown value to what the caller sees; pure so it can be tested without a server. */
+export function renderError(err: unknown): Rendered {
+  if (isAppError(err)) {
+    return { status: err.status, code: err.code, message: err.message, headers: err.headers };
+  }
+  const fe = err as Partial<FastifyError> | null;
+  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
+  if (fe?.validation !== undefined && status === 400) {
+    return { status: 400, code: 'VALIDATION_ERROR', message: fe.message ?? '', headers: {} };
+  }
+  if (status >= 400 && status < 500) {
+    const code = codeByStatus[status] ?? 'VALIDATION_ERROR';
+    const message =
+      (fe?.code !== undefined ? fastifyMessages[fe.code] : undefined) ?? errorCatalog[code].message;
+    return { status: errorCatalog[code].status, code, message, headers: {} };
+  }
+  return { status: 500, code: 'INTERNAL_ERROR', message: errorCatalog.INTERNAL_ERROR.message, headers: {} };
+}
+
+export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const rendered = renderError(err);
+  if (rendered.status >= 500 && !isAppError(err)) request.log.error({ err }, 'request failed');
+  else if (rendered.status >= 500)
+    request.log.warn({ code: rendered.code, msg: rendered.message }, 'request failed');
+  else request.log.debug({ code: rendered.code }, 'request refused');
+  return reply
+    .status(rendered.status)
+    .headers(rendered.headers)
+    .type('application/json; charset=utf-8')
+    .send(failure(rendered.code, rendered.message));
+}
+
+/** For fastify's `frameworkErrors` option: errors raised before routing (bad URL encoding, overlong parameter). */
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  void sendError(err, request, reply);
+}
+
+export function installErrorHandlers(app: FastifyInstance, routes: RouteIndex): void {
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.setErrorHandler((err, request, reply) => sendError(err, request, reply));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '';
+    const allowed = routes.allowedMethods(path);
+    if (allowed.length > 0) {
+      void reply.header('Allow', allowed.join(', '));
+      return sendError(
+        new AppError(
+          'METHOD_NOT_ALLOWED',
+          `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+        ),
+        request,
+        reply,
+      );
+    }
+    return sendError(new AppError('NOT_FOUND'), request, reply);
+  });
+}

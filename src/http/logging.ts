@@ -1,0 +1,73 @@
+// Logger options: pino with the bearer token kept out of every line (header redacted, query value masked in URLs).
+import type { FastifyServerOptions } from 'fastify';
+import type { Settings } from '../config/schema.ts';
+
+const redacted = '[REDACTED]';
+
+/** Replaces the value of every `access_token` query parameter (however its name is percent-encoded). */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const hash = url.indexOf('#', q);
+  const query = hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash);
+  const masked = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const rawName = eq < 0 ? pair : pair.slice(0, eq);
+      return decodedName(rawName).toLowerCase() === 'access_token' ? `${rawName}=${redacted}` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, q + 1)}${masked}${hash < 0 ? '' : url.slice(hash)}`;
+}
+
+function decodedName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}
+
+interface LoggedRequest {
+  method: string;
+  url: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}
+
+/**
+ * The `logger` option for fastify: false when logging is off, else pino options (caller's options merged in,
+ * redaction and the URL-masking request serializer always applied on top).
+ */
+export function loggerOptions(
+  logger: boolean | object | undefined,
+  level: Settings['Logging']['Level'],
+): FastifyServerOptions['logger'] {
+  if (logger === undefined || logger === false) return false;
+  const base = typeof logger === 'object' ? (logger as Record<string, unknown>) : {};
+  return {
+    level,
+    ...base,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'req.query.access_token',
+        'headers.authorization',
+        'res.headers["set-cookie"]',
+      ],
+      censor: redacted,
+    },
+    serializers: {
+      req: (req: LoggedRequest) => ({
+        method: req.method,
+        url: redactUrl(req.url),
+        host: req.host,
+        remoteAddress: req.ip,
+        remotePort: req.socket?.remotePort,
+      }),
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// The route options the guards read (`config: { feature, policy, plcScoped, limit, websocket }`) and the
+// request properties they fill in, declared on fastify's types so every route is checked by the compiler.
+import type { FeatureName } from '../config/schema.ts';
+import type { PolicyName } from '../guards/policies.ts';
+import type { Principal } from '../guards/principal.ts';
+import type { RouteLimitName } from '../guards/rate-limit/rate-limits.ts';
+import type { PlcTarget } from '../targets/target.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Feature flag gating the route: when off the route answers 501 FEATURE_DISABLED and leaves the OpenAPI document. */
+    feature?: FeatureName;
+    /** Policy the caller's token must satisfy (403 FORBIDDEN otherwise). Every `/api` route needs a token anyway. */
+    policy?: PolicyName;
+    /** The route has a `plcId` path parameter: unknown -> 404 PLC_NOT_FOUND, outside `plc_access` -> 403. */
+    plcScoped?: boolean;
+    /** Named route limit(s) spent after the PLC checks (429 RATE_LIMITED with Retry-After). */
+    limit?: RouteLimitName | readonly RouteLimitName[];
+    /** A WebSocket route: the token may come in the `access_token` query parameter. */
+    websocket?: boolean;
+  }
+
+  interface FastifyRequest {
+    /** The verified caller; null on anonymous routes. */
+    principal: Principal | null;
+    /** The PLC a `plcScoped` route names, after the access checks; null elsewhere. */
+    plcTarget: PlcTarget | null;
+  }
+}

@@ -1,0 +1,36 @@
+// buildTestApp({ targets, settings }): the real app over fake PLC targets, silent, with an optional manual clock.
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/app.ts';
+import type { Config } from '../../src/config/schema.ts';
+import { createRegistry } from '../../src/targets/registry.ts';
+import type { PlcTarget } from '../../src/targets/target.ts';
+import { testConfig, type SettingsOverrides } from './config.ts';
+
+export interface TestAppOptions {
+  targets?: readonly PlcTarget[];
+  settings?: SettingsOverrides;
+  /** A ready Config instead of `settings`. */
+  config?: Config;
+  now?: () => number;
+  logger?: AppDeps['logger'];
+  /** Runs before the app is made ready: add test-only routes here. */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const config = options.config ?? testConfig(options.settings);
+  const app = await buildApp(config, {
+    registry: createRegistry(options.targets ?? []),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
+  await options.extend?.(app);
+  await app.ready();
+  return app;
+}
+
+/** A clock the test moves by hand. */
+export function manualClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
+  let t = start;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
