@@ -46,6 +46,7 @@ async function fromScenario(
       throw new ConfigError(err.problems.map((p) => `scenario: ${formatProblem(p)}`));
     throw err;
   }
+  // The same program a Simulated gateway target with this scenario has: built-in types, then the scenario.
   const builder = new ProgramBuilder();
   declareBuiltinTypes(builder);
   const declared = declareScenario(builder, scenario);

@@ -1,0 +1,10 @@
+// The ADS/AMS TCP server of the simulator: serves any SimulatedPlc to ADS clients.
+export {
+  createAdsServer,
+  type AdsClientStats,
+  type AdsServer,
+  type AdsServerAddress,
+  type AdsServerOptions,
+  type AdsServerStats,
+} from './server.ts';
+export type { NotificationCounters } from './notification-hub.ts';

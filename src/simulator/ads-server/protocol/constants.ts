@@ -1,0 +1,107 @@
+// ADS/AMS protocol numbers: AMS/TCP commands, ADS command ids, state flags, index groups, states, modes.
+
+export const AMS_TCP_HEADER_LENGTH = 6;
+export const AMS_HEADER_LENGTH = 32;
+
+/** First u16 of every AMS/TCP frame. */
+export const AmsTcpCommand = {
+  AdsCommand: 0x0000,
+  PortClose: 0x0001,
+  PortConnect: 0x1000,
+  RouterNote: 0x1001,
+  GetLocalNetId: 0x1002,
+} as const;
+
+export const AdsCommand = {
+  Invalid: 0,
+  ReadDeviceInfo: 1,
+  Read: 2,
+  Write: 3,
+  ReadState: 4,
+  WriteControl: 5,
+  AddNotification: 6,
+  DeleteNotification: 7,
+  DeviceNotification: 8,
+  ReadWrite: 9,
+} as const;
+
+export type AdsCommandId = (typeof AdsCommand)[keyof typeof AdsCommand];
+
+export const StateFlags = {
+  Response: 0x0001,
+  AdsCommand: 0x0004,
+} as const;
+
+/** State flags of a request and of its response over TCP. */
+export const REQUEST_FLAGS = StateFlags.AdsCommand;
+export const RESPONSE_FLAGS = StateFlags.AdsCommand | StateFlags.Response;
+
+export const AdsPort = {
+  SystemService: 10000,
+  PlcRuntime1: 851,
+} as const;
+
+export const IndexGroup = {
+  PlcMemory: 0x4040,
+  SymbolHandleByName: 0xf003,
+  SymbolValueByName: 0xf004,
+  SymbolValueByHandle: 0xf005,
+  SymbolReleaseHandle: 0xf006,
+  SymbolVersion: 0xf008,
+  SymbolInfoByNameEx: 0xf009,
+  SymbolUpload: 0xf00b,
+  SymbolUploadInfo: 0xf00c,
+  DataTypeUpload: 0xf00e,
+  SymbolUploadInfo2: 0xf00f,
+  DataTypeInfoByNameEx: 0xf011,
+  SumRead: 0xf080,
+  SumWrite: 0xf081,
+  SumReadWrite: 0xf082,
+  DeviceData: 0xf100,
+  /** System service (port 10000): extended TwinCAT system state. */
+  SystemExtendedState: 0xf0,
+  FileOpen: 120,
+  FileClose: 121,
+  FileRead: 122,
+  FileWrite: 123,
+  FileDelete: 131,
+  FileFind: 133,
+} as const;
+
+export const AdsState = {
+  Invalid: 0,
+  Idle: 1,
+  Reset: 2,
+  Init: 3,
+  Start: 4,
+  Run: 5,
+  Stop: 6,
+  SaveConfig: 7,
+  LoadConfig: 8,
+  PowerFailure: 9,
+  PowerGood: 10,
+  Error: 11,
+  Shutdown: 12,
+  Suspend: 13,
+  Resume: 14,
+  Config: 15,
+  Reconfig: 16,
+} as const;
+
+export const TransmissionMode = {
+  Cyclic: 3,
+  OnChange: 4,
+} as const;
+
+/** FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01. */
+export const FILETIME_EPOCH_OFFSET = 116444736000000000n;
+
+/** FILETIME (UTC, 100 ns since 1601) of a JavaScript epoch time in milliseconds. */
+export function toFileTime(epochMs: number): bigint {
+  return BigInt(Math.round(epochMs)) * 10000n + FILETIME_EPOCH_OFFSET;
+}
+
+/** Epoch milliseconds of a FILETIME. */
+export function fromFileTime(fileTime: bigint): number {
+  return Number((fileTime - FILETIME_EPOCH_OFFSET) / 10000n);
+}

@@ -1,0 +1,188 @@
+// The ADS/AMS TCP server in front of one SimulatedPlc: listens, accepts clients in router mode (port
+// connect) or with a fixed local address, and serves the PLC runtime port and the system service.
+
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { adsStateNames, type SimulatedPlc } from '../engine/plc.ts';
+import { AdsConnection } from './connection.ts';
+import { Dispatcher, type PortService } from './dispatcher.ts';
+import { FileService } from './file-service.ts';
+import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
+import { AdsPort } from './protocol/constants.ts';
+import { formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
+import { RuntimeService } from './runtime-service.ts';
+import { SymbolService } from './symbol-service.ts';
+import { SystemService } from './system-service.ts';
+
+export interface AdsServerOptions {
+  plc: SimulatedPlc;
+  /** Interface to bind; loopback by default (ADS has no authentication). */
+  host?: string;
+  /** TCP port; 48898 is the AMS router port, 0 picks a free one. */
+  port?: number;
+  /** The AMS NetId of the simulated system. */
+  netId?: string;
+  /** ADS port of the PLC runtime. */
+  adsPort?: number;
+  /** Period of the notification sampling timer, ms. */
+  tickMs?: number;
+  maxClients?: number;
+  maxFrameBytes?: number;
+  maxNotificationsPerClient?: number;
+  maxHandlesPerClient?: number;
+  maxSumCommands?: number;
+  /** Failures that are bugs rather than bad requests (the request is answered with error 1792). */
+  onError?: (err: unknown) => void;
+}
+
+export interface AdsServerAddress {
+  host: string;
+  port: number;
+  netId: string;
+  adsPort: number;
+}
+
+export interface AdsClientStats {
+  id: number;
+  remote: string;
+  amsAddress: string | undefined;
+  requests: number;
+  handles: number;
+  notifications: NotificationCounters;
+}
+
+export interface AdsServerStats {
+  connections: number;
+  notifications: number;
+  clients: AdsClientStats[];
+}
+
+/** The server's public surface: see createAdsServer. */
+export interface AdsServer {
+  /** Starts listening; resolves with the bound address. */
+  listen(): Promise<AdsServerAddress>;
+  /** Stops listening, disconnects every client and stops the timers; the server cannot listen again. */
+  close(): Promise<void>;
+  address(): AdsServerAddress | undefined;
+  stats(): AdsServerStats;
+}
+
+const LOOPBACK_NET_ID = '127.0.0.1.1.1';
+const FIRST_DYNAMIC_PORT = 32768;
+
+/** Creates (does not start) an ADS server in front of `options.plc`. */
+export function createAdsServer(options: AdsServerOptions): AdsServer {
+  const plc = options.plc;
+  const host = options.host ?? '127.0.0.1';
+  const netId = formatNetId(parseNetId(options.netId ?? LOOPBACK_NET_ID));
+  const adsPort = options.adsPort ?? AdsPort.PlcRuntime1;
+  const maxClients = options.maxClients ?? 256;
+  const onError = options.onError ?? ((): void => undefined);
+
+  const symbols = new SymbolService(plc);
+  const hub = new NotificationHub(plc, {
+    tickMs: options.tickMs ?? 10,
+    maxPerClient: options.maxNotificationsPerClient ?? 10_000,
+    maxBufferedBytes: 8 * 1024 * 1024,
+    stateBytes: () => {
+      const out = Buffer.alloc(4);
+      out.writeUInt16LE(adsStateNames.indexOf(plc.adsState), 0);
+      return out;
+    },
+  });
+  const runtime = new RuntimeService(plc, symbols, hub, options.maxSumCommands ?? 10_000);
+  const system = new SystemService(plc, new FileService(plc.files));
+  const dispatcher = new Dispatcher({
+    isOwnNetId: (id) => id === netId || id === LOOPBACK_NET_ID,
+    service: (port): PortService | undefined => {
+      if (port === AdsPort.SystemService) return system;
+      if (port === adsPort && system.running) return runtime;
+      return undefined;
+    },
+    onUnexpectedError: onError,
+  });
+
+  const connections = new Set<AdsConnection>();
+  let nextConnection = 1;
+  let nextHandle = 0x1000;
+  let nextPort = FIRST_DYNAMIC_PORT;
+  let server: Server | undefined;
+  let bound: AdsServerAddress | undefined;
+  let closed = false;
+
+  function assignAddress(remoteAddress: string | undefined): AmsAddress {
+    const used = new Set([...connections].map((c) => c.assigned?.port));
+    do {
+      nextPort = nextPort >= 65535 ? FIRST_DYNAMIC_PORT : nextPort + 1;
+    } while (used.has(nextPort));
+    // A remote IPv4 client gets "<ip>.1.1" as a TwinCAT router would; local clients share our NetId.
+    const v4 = /^(?:::ffff:)?(\d+\.\d+\.\d+\.\d+)$/.exec(remoteAddress ?? '')?.[1];
+    const clientNetId = v4 && !v4.startsWith('127.') ? `${v4}.1.1` : netId;
+    return { netId: clientNetId, port: nextPort };
+  }
+
+  const connectionHost = {
+    dispatcher,
+    maxFrameBytes: options.maxFrameBytes ?? 4 * 1024 * 1024,
+    maxHandlesPerClient: options.maxHandlesPerClient ?? 10_000,
+    maxFilesPerClient: 64,
+    nextHandle: () => (nextHandle = nextHandle >= 0xffffff00 ? 0x1000 : nextHandle + 1),
+    assignAddress,
+    serverNetId: netId,
+    onClose: (c: AdsConnection) => {
+      connections.delete(c);
+      hub.dropSession(c);
+    },
+  };
+
+  return {
+    listen(): Promise<AdsServerAddress> {
+      if (server) return Promise.reject(new Error('The ADS server is already listening'));
+      if (closed) return Promise.reject(new Error('A closed ADS server cannot listen again'));
+      const s = createServer((socket) => {
+        if (connections.size >= maxClients) {
+          socket.destroy();
+          return;
+        }
+        connections.add(new AdsConnection(nextConnection++, socket, connectionHost));
+      });
+      server = s;
+      return new Promise((resolve, reject) => {
+        s.once('error', reject);
+        s.listen(options.port ?? 48898, host, () => {
+          s.off('error', reject);
+          const a = s.address() as AddressInfo;
+          bound = { host: a.address, port: a.port, netId, adsPort };
+          resolve(bound);
+        });
+      });
+    },
+
+    close(): Promise<void> {
+      closed = true;
+      hub.close();
+      for (const c of [...connections]) c.close();
+      const s = server;
+      server = undefined;
+      bound = undefined;
+      if (!s) return Promise.resolve();
+      return new Promise((resolve) => s.close(() => resolve()));
+    },
+
+    address: () => bound,
+
+    stats(): AdsServerStats {
+      return {
+        connections: connections.size,
+        notifications: hub.size,
+        clients: [...connections].map((c) => ({
+          id: c.id,
+          remote: c.remote,
+          amsAddress: c.assigned ? `${c.assigned.netId}:${c.assigned.port}` : undefined,
+          requests: c.requests,
+          handles: c.handles.size,
+          notifications: hub.counters(c),
+        })),
+      };
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// `plc-gateway sim-ads` for real: serves a scenario or a settings-file PLC over ADS to ads-client.
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { Client } from 'ads-client';
+import { runCli } from '../../src/main.ts';
+import { minimalSettings, writeSettings } from '../config/helpers.ts';
+import { capture } from './capture.ts';
+
+async function withSimAds(
+  args: string[],
+  body: (client: Client, out: () => string) => Promise<void>,
+): Promise<void> {
+  const controller = new AbortController();
+  let listening: (url: string) => void = () => undefined;
+  const ready = new Promise<string>((r) => (listening = r));
+  const c = capture({ signal: controller.signal, onListening: (url) => listening(url), cwd: process.cwd() });
+  const exit = runCli(['sim-ads', ...args, '--port', '0'], c.io);
+  const url = await Promise.race([ready, exit.then((code) => `exit ${code}: ${c.err()}`)]);
+  const port = Number(/^tcp:\/\/127\.0\.0\.1:(\d+)$/.exec(url)?.[1]);
+  assert.ok(port > 0, url);
+  const client = new Client({
+    targetAmsNetId: '127.0.0.1.1.1',
+    targetAdsPort: 851,
+    routerTcpPort: port,
+    autoReconnect: false,
+    hideConsoleWarnings: true,
+  });
+  await client.connect();
+  try {
+    await body(client, () => c.out());
+  } finally {
+    await client.disconnect();
+    controller.abort();
+    assert.equal(await exit, 0);
+  }
+}
+
+describe('plc-gateway sim-ads', () => {
+  it('serves a scenario: gvl-hmi/1 symbols, moving axes and the acknowledge RPC', async () => {
+    await withSimAds(['--scenario', resolve('examples/scenarios/small')], async (client, out) => {
+      assert.match(out(), /ADS server listening on 127\.0\.0\.1:\d+, AMS NetId 127\.0\.0\.1\.1\.1/);
+      const header = (await client.readValue<{ sContract: string; nAxisCount: number }>('GVL_HMI.stHeader'))
+        .value;
+      assert.equal(header.sContract, 'gvl-hmi/1');
+      assert.equal(header.nAxisCount, 3);
+      const positions: number[] = [];
+      const moved = new Promise<void>((done) => {
+        void client.subscribeValue<number>(
+          'GVL_HMI.aAxes[1].rPosition',
+          (d) => {
+            positions.push(d.value);
+            if (positions.length >= 2) done();
+          },
+          50,
+        );
+      });
+      await moved;
+      assert.ok(
+        (positions[1] ?? 0) > (positions[0] ?? 0),
+        `x moves toward its target: ${positions.join(',')}`,
+      );
+      const ack = await client.invokeRpcMethod('GVL_HMI.fbAlarms', 'AcknowledgeAlarm', { sKey: 'none' });
+      assert.equal(ack.returnValue, false);
+    });
+  });
+
+  it('serves a Simulated target of a settings file', async () => {
+    const file = writeSettings({
+      ...minimalSettings,
+      PlcTargets: {
+        line1: { Mode: 'Simulated', InitialValues: { 'MAIN.nSpeed': { value: 1500, type: 'DINT' } } },
+      },
+    });
+    await withSimAds(['--config', file, '--plc', 'line1'], async (client) => {
+      assert.equal((await client.readValue('MAIN.nSpeed')).value, 1500);
+      await client.writeValue('MAIN.nSpeed', 42);
+      assert.equal((await client.readValue('MAIN.nSpeed')).value, 42);
+    });
+  });
+
+  it('rejects a bad command line with exit code 2', async () => {
+    const c = capture();
+    assert.equal(await runCli(['sim-ads'], c.io), 2);
+    assert.match(c.err(), /either --scenario DIR or --config FILE --plc ID/);
+    assert.equal(await runCli(['sim-ads', '--scenario', 'x', '--net-id', '1.2.3'], c.io), 2);
+    const bad = capture();
+    assert.equal(await runCli(['sim-ads', '--scenario', resolve('does-not-exist')], bad.io), 1);
+    assert.match(bad.err(), /does not exist/);
+  });
+});
