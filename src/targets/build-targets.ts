@@ -1,6 +1,6 @@
 // Builds one PlcTarget per PlcTargets entry: Simulated ones over the in-process simulator, Real ones over ADS.
 import { ConfigError, type Config, type PlcTargetConfig } from '../config/schema.ts';
-import { createPendingAdsTarget } from './pending-ads-target.ts';
+import { createAdsTarget } from './ads/index.ts';
 import { createSimulatedTarget } from './simulated/index.ts';
 import type { PlcTarget } from './target.ts';
 
@@ -8,7 +8,7 @@ function buildOne(id: string, settings: PlcTargetConfig, config: Config): Promis
   if (settings.Mode === 'Simulated') {
     return createSimulatedTarget(id, settings, { config });
   }
-  return Promise.resolve(createPendingAdsTarget(id, settings));
+  return Promise.resolve(createAdsTarget(id, settings, { config }));
 }
 
 /**

@@ -5,10 +5,9 @@ import type { MethodContext, Program } from './program.ts';
 import type { SimulatedPlc } from './plc.ts';
 import type { MethodDef, PlcType, PlcValue } from './types.ts';
 
-export interface MethodResult {
-  returnValue: PlcValue;
-  outParameters: Record<string, PlcValue>;
-}
+import type { MethodResult } from '../../targets/target.ts';
+
+export type { MethodResult };
 
 /** The method of the instance at `instancePath`; SYMBOL_NOT_FOUND when either does not exist. */
 export function findMethod(program: Program, instancePath: string, methodName: string): MethodContextBase {

@@ -1,5 +1,6 @@
 // SimulatedPlc: the memory image of a Program, with typed and raw access, state, watches, methods and files.
 import { AppError } from '../../errors.ts';
+import { adsStates, type AdsState } from '../../targets/target.ts';
 import { decode, encodeInto, encodeOver } from './codec.ts';
 import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
@@ -8,27 +9,9 @@ import type { Program } from './program.ts';
 import type { PlcType, PlcValue } from './types.ts';
 import { WatchSet, type Watch, type WatchChange, type WatchOptions } from './watch.ts';
 
-/** ADS state names; the index is the numeric ADS state (same list as the gateway port). */
-export const adsStateNames = [
-  'Invalid',
-  'Idle',
-  'Reset',
-  'Init',
-  'Start',
-  'Run',
-  'Stop',
-  'SaveCfg',
-  'LoadCfg',
-  'PowerFailure',
-  'PowerGood',
-  'Error',
-  'Shutdown',
-  'Suspend',
-  'Resume',
-  'Config',
-  'Reconfig',
-] as const;
-export type AdsStateName = (typeof adsStateNames)[number];
+/** ADS state names; the index is the numeric ADS state. */
+export const adsStateNames = adsStates;
+export type AdsStateName = AdsState;
 
 export interface PlcDeviceInfo {
   deviceName: string;

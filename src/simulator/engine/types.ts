@@ -122,25 +122,5 @@ export interface TypeAttribute {
   value: string;
 }
 
-/**
- * A JSON-safe value, the same shape as the gateway port's PlcValue: 64-bit integers and LTIME as
- * decimal strings, DATE/DT as ISO 8601 UTC strings, TIME/TOD as milliseconds, enums as `{ name, value }`.
- */
-export type PlcValue = boolean | number | string | null | PlcValue[] | { [member: string]: PlcValue };
-
-/** One node of the symbol tree: struct members and array elements (`path[i]`) as children. */
-export interface SymbolNode {
-  instancePath: string;
-  typeName: string;
-  size: number;
-  comment: string;
-  children: SymbolNode[] | null;
-}
-
-/** One entry of a file listing. */
-export interface FileEntry {
-  name: string;
-  type: 'file' | 'dir';
-  size: number;
-  modified: Date;
-}
+// The value, tree and file shapes are the gateway port's own: the engine answers in the port's terms.
+export type { PlcValue, SymbolNode, FileEntry } from '../../targets/target.ts';

@@ -45,7 +45,12 @@ export class SimulatedTarget implements PlcTarget {
     this.id = id;
     this.displayName = displayName;
     this.plc = plc;
-    this.files = plc.files;
+    // Files answer PLC_UNAVAILABLE while disconnected, like every other operation.
+    this.files = {
+      read: (path) => this.#connected().then(() => plc.files.read(path)),
+      write: (path, content) => this.#connected().then(() => plc.files.write(path, content)),
+      list: (dir) => this.#connected().then(() => plc.files.list(dir)),
+    };
   }
 
   start(): Promise<void> {
@@ -223,6 +228,10 @@ export class SimulatedTarget implements PlcTarget {
       typeName: r.type.name,
       timestamp: new Date(this.plc.now()),
     };
+  }
+
+  #connected(): Promise<void> {
+    return this.#run(() => undefined);
   }
 
   #run<T>(fn: () => T): Promise<T> {

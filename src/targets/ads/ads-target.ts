@@ -1,0 +1,336 @@
+// The PlcTarget port over ADS (ads-client): one connection per PLC shared by every caller, symbols and
+// types from the PLC's upload cached per connection, values converted by the engine's codec.
+import type { Client } from 'ads-client';
+import { AppError, isAppError } from '../../errors.ts';
+import { encode, encodeOver, type PlcType } from '../../simulator/engine/index.ts';
+import {
+  adsStates,
+  type AdsState,
+  type BatchReadItem,
+  type BatchWriteItem,
+  type ConnectionListener,
+  type ConnectionState,
+  type DeviceInfo,
+  type DeviceState,
+  type EnumMembers,
+  type MethodResult,
+  type PlcFiles,
+  type PlcTarget,
+  type ReadResult,
+  type SubscribeOptions,
+  type Subscription,
+  type SymbolNode,
+} from '../target.ts';
+import { AdsLink } from './connection.ts';
+import { AdsFiles } from './files.ts';
+import { watchOnlineChanges } from './online-change.ts';
+import { findMethod, packInputs, resultSize, unpackResult } from './rpc.ts';
+import type { Session } from './session.ts';
+import type { AdsLinkSettings } from './settings.ts';
+import { SubscriptionManager } from './subscriptions.ts';
+import { MetadataCache } from './metadata-cache.ts';
+import type { SymbolAddress } from './symbol-table.ts';
+import { decodeValue, itemError, readMany, readRaw, writeMany, writeRaw } from './value-io.ts';
+
+const controlStates = { Run: 5, Stop: 6, Reset: 2 } as const;
+const SymbolValueByHandle = 0xf005;
+
+export class AdsTarget implements PlcTarget {
+  readonly id: string;
+  readonly displayName: string;
+  readonly mode = 'Real' as const;
+  readonly files: PlcFiles;
+  readonly #settings: AdsLinkSettings;
+  readonly #link: AdsLink;
+  readonly #subscriptions: SubscriptionManager;
+  readonly #metadata: MetadataCache;
+
+  constructor(id: string, displayName: string, settings: AdsLinkSettings) {
+    this.id = id;
+    this.displayName = displayName;
+    this.#settings = settings;
+    this.#metadata = new MetadataCache(settings);
+    this.#link = new AdsLink(settings, {
+      onSession: (session) => void this.#connected(session),
+      onSymbolVersionChange: (session) => void this.#downloaded(session),
+    });
+    this.#subscriptions = new SubscriptionManager(
+      {
+        session: () => this.#link.session,
+        table: (s) => this.#metadata.table(s),
+        retry: (s) => this.#link.drop(s),
+      },
+      settings,
+    );
+    this.#link.onState((state) => {
+      if (state !== 'Connected') this.#subscriptions.detachAll();
+    });
+    this.files = new AdsFiles(
+      (what, fn) => this.#use(what, (session, client) => fn(client, this.#metadata.of(session).files)),
+      settings.maxFileBytes,
+    );
+  }
+
+  /**
+   * Notifications in use, subscriptions polled beyond the budget, and how often the symbol table was
+   * uploaded (once per connection, program download or online change).
+   */
+  get diagnostics(): { notifications: number; polled: number; symbolUploads: number } {
+    return {
+      notifications: this.#subscriptions.notificationCount,
+      polled: this.#subscriptions.polledCount,
+      symbolUploads: this.#metadata.symbolUploads,
+    };
+  }
+
+  start(): Promise<void> {
+    return this.#link.start();
+  }
+
+  async close(): Promise<void> {
+    this.#subscriptions.closeAll();
+    await this.#link.close(() => Promise.resolve());
+  }
+
+  connectionState(): ConnectionState {
+    return this.#link.state;
+  }
+
+  onConnectionState(listener: ConnectionListener): () => void {
+    return this.#link.onState(listener);
+  }
+
+  deviceInfo(): Promise<DeviceInfo> {
+    return this.#use('Reading device info', async (_, client) => {
+      const info = await client.readDeviceInfo();
+      const state = await client.readState();
+      return {
+        deviceName: info.deviceName,
+        version: `${info.majorVersion}.${info.minorVersion}.${info.versionBuild}`,
+        adsState: stateName(state.adsState),
+      };
+    });
+  }
+
+  deviceState(): Promise<DeviceState> {
+    return this.#use('Reading the device state', async (_, client) => {
+      const state = await client.readState();
+      return { state: stateName(state.adsState), timestamp: new Date() };
+    });
+  }
+
+  setAdsState(state: 'Run' | 'Stop' | 'Reset'): Promise<AdsState> {
+    return this.#use(`Setting the PLC to ${state}`, async (_, client) => {
+      await client.writeControl(controlStates[state]);
+      return stateName((await client.readState()).adsState);
+    });
+  }
+
+  symbols(): Promise<SymbolNode[]> {
+    return this.#use('Reading symbols', async (session) => (await this.#metadata.table(session)).tree());
+  }
+
+  enumMembers(typeName: string): Promise<EnumMembers> {
+    return this.#use(`Reading type ${typeName}`, async (session) => {
+      const cache = this.#metadata.of(session);
+      const key = typeName.trim().toUpperCase();
+      let hit = cache.enums.get(key);
+      if (!hit) {
+        const type = (await this.#metadata.types(session)).resolve(typeName);
+        if (type.kind !== 'enum') throw new AppError('VALIDATION_ERROR', `${type.name} is not an enum.`);
+        hit = { typeName: type.name, members: type.members.map((m) => ({ ...m })) };
+        cache.enums.set(key, hit);
+      }
+      return { typeName: hit.typeName, members: hit.members.map((m) => ({ ...m })) };
+    });
+  }
+
+  read(path: string): Promise<ReadResult> {
+    return this.#use(`Reading ${path}`, async (session, client) => {
+      const a = (await this.#metadata.table(session)).resolve(path);
+      const data = await readRaw(client, a);
+      return {
+        symbol: path,
+        value: decodeValue(a.type, data, a.path),
+        typeName: a.type.name,
+        timestamp: new Date(),
+      };
+    });
+  }
+
+  readMany(paths: readonly string[]): Promise<BatchReadItem[]> {
+    return this.#use('Reading symbols', async (session, client) => {
+      const table = await this.#metadata.table(session);
+      const out: BatchReadItem[] = new Array<BatchReadItem>(paths.length);
+      const pending: Array<{ index: number; address: SymbolAddress }> = [];
+      paths.forEach((path, index) => {
+        const r = perItem(path, () => table.resolve(path));
+        if ('error' in r) out[index] = r;
+        else pending.push({ index, address: r.value });
+      });
+      const raw = await readMany(
+        client,
+        pending.map((p) => p.address),
+        this.#settings.batchLimits,
+      );
+      const now = new Date();
+      pending.forEach(({ index, address }, k) => {
+        const path = paths[index] ?? address.path;
+        const r = raw[k];
+        if (!r) return;
+        if (!r.ok) {
+          out[index] = { symbol: path, error: itemError(r.code, path) };
+          return;
+        }
+        const decoded = perItem(path, () => decodeValue(address.type, r.data, address.path));
+        out[index] =
+          'error' in decoded
+            ? decoded
+            : { symbol: path, value: decoded.value, typeName: address.type.name, timestamp: now };
+      });
+      return out;
+    });
+  }
+
+  write(path: string, value: unknown): Promise<void> {
+    return this.#use(`Writing ${path}`, async (session, client) => {
+      const a = (await this.#metadata.table(session)).resolve(path);
+      // Validated in full before anything reaches the PLC: TYPE_MISMATCH leaves it untouched.
+      let bytes = encode(a.type, value, a.path);
+      if (isComposite(a.type)) bytes = encodeOver(a.type, await readRaw(client, a), value, a.path);
+      await writeRaw(client, a, bytes);
+    });
+  }
+
+  /** Each item is validated before anything is written; a bad item fails alone. */
+  writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]> {
+    return this.#use('Writing symbols', async (session, client) => {
+      const table = await this.#metadata.table(session);
+      const out: BatchWriteItem[] = new Array<BatchWriteItem>(values.length);
+      const prepared: Array<{ index: number; address: SymbolAddress; bytes: Buffer; value: unknown }> = [];
+      values.forEach(({ symbol, value }, index) => {
+        const r = perItem(symbol, () => {
+          const address = table.resolve(symbol);
+          return { address, bytes: encode(address.type, value, address.path) };
+        });
+        if ('error' in r) out[index] = r;
+        else prepared.push({ index, ...r.value, value });
+      });
+      await this.#mergeComposites(client, prepared);
+      const codes = await writeMany(client, prepared, this.#settings.batchLimits);
+      prepared.forEach(({ index }, k) => {
+        const symbol = values[index]?.symbol ?? '';
+        const code = codes[k] ?? 0;
+        out[index] = code === 0 ? { symbol } : { symbol, error: itemError(code, symbol) };
+      });
+      return out;
+    });
+  }
+
+  invoke(
+    instancePath: string,
+    method: string,
+    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
+  ): Promise<MethodResult> {
+    return this.#use(`Calling ${instancePath}#${method}`, async (session, client) => {
+      const target = findMethod(await this.#metadata.table(session), instancePath, method);
+      const inputs = packInputs(target, parameters);
+      const handle = await client.createVariableHandle(target.handleName);
+      try {
+        const data = await client.readWriteRaw(
+          SymbolValueByHandle,
+          handle.handle,
+          resultSize(target.method),
+          inputs,
+        );
+        return unpackResult(target.method, data);
+      } finally {
+        await client.deleteVariableHandle(handle).catch(() => undefined);
+      }
+    });
+  }
+
+  subscribe(path: string, options: SubscribeOptions): Promise<Subscription> {
+    return this.#subscriptions.subscribe(path, options);
+  }
+
+  /**
+   * Partial struct values keep the members they omit: merge them over the PLC's current bytes, with the
+   * batch's earlier items applied first, so the batch lands as if written one after the other.
+   */
+  async #mergeComposites(
+    client: Client,
+    items: Array<{ address: SymbolAddress; bytes: Buffer; value: unknown }>,
+  ): Promise<void> {
+    const composite = items.filter((i) => isComposite(i.address.type));
+    if (composite.length === 0) return;
+    const current = await readMany(
+      client,
+      composite.map((i) => i.address),
+      this.#settings.batchLimits,
+    );
+    composite.forEach((item, k) => {
+      const r = current[k];
+      if (!r?.ok) return;
+      const a = item.address;
+      const base = Buffer.from(r.data.subarray(0, a.size));
+      for (const earlier of items) {
+        if (earlier === item) break;
+        overlay(base, a, earlier.address, earlier.bytes);
+      }
+      item.bytes = encodeOver(a.type, base, item.value, a.path);
+    });
+  }
+
+  #use<T>(what: string, fn: (session: Session, client: Client) => Promise<T>): Promise<T> {
+    const session = this.#link.session;
+    if (!session) {
+      return Promise.reject(new AppError('PLC_UNAVAILABLE', `PLC '${this.id}' is not connected.`));
+    }
+    return session.run(what, (client) => fn(session, client));
+  }
+
+  async #connected(session: Session): Promise<void> {
+    await watchOnlineChanges(session, (s) => void this.#onlineChanged(s)).catch(() => undefined);
+    await this.#subscriptions.restore(session).catch(() => undefined);
+  }
+
+  async #downloaded(session: Session): Promise<void> {
+    this.#metadata.flush(session);
+    await this.#subscriptions.symbolVersionChanged(session).catch(() => undefined);
+  }
+
+  async #onlineChanged(session: Session): Promise<void> {
+    this.#metadata.flush(session);
+    await this.#subscriptions.onlineChanged(session).catch(() => undefined);
+  }
+}
+
+function stateName(n: number): AdsState {
+  return adsStates[n] ?? 'Invalid';
+}
+
+/** Copies the part of an earlier write that falls inside `target`'s range into `base`. */
+function overlay(base: Buffer, target: SymbolAddress, source: SymbolAddress, bytes: Buffer): void {
+  if (source.indexGroup !== target.indexGroup) return;
+  const from = Math.max(source.indexOffset, target.indexOffset);
+  const to = Math.min(source.indexOffset + bytes.length, target.indexOffset + target.size);
+  if (from >= to) return;
+  bytes.copy(base, from - target.indexOffset, from - source.indexOffset, to - source.indexOffset);
+}
+
+function isComposite(type: PlcType): boolean {
+  return type.kind === 'struct' || type.kind === 'array';
+}
+
+function perItem<T>(
+  symbol: string,
+  fn: () => T,
+): { value: T } | { symbol: string; error: { code: string; message: string } } {
+  try {
+    return { value: fn() };
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return { symbol, error: { code: err.code, message: err.message } };
+  }
+}

@@ -1,0 +1,207 @@
+// PlcFiles over the system service: reads and writes in chunks, handles always closed, writes atomic
+// by writing a temporary file and renaming it over the target.
+import { randomBytes } from 'node:crypto';
+import type { Client } from 'ads-client';
+import { AppError } from '../../errors.ts';
+import { splitFilePath } from '../../simulator/engine/index.ts';
+import type { FileEntry, PlcFiles } from '../target.ts';
+import { AdsCode, adsCodeOf } from './ads-errors.ts';
+import {
+  FILE_CHUNK,
+  FileGroup,
+  OpenMode,
+  SystemServicePort,
+  fileName,
+  fileOffset,
+  findRecordLength,
+  parseFindRecord,
+  renamePayload,
+  type FindRecord,
+} from './file-protocol.ts';
+
+/** Runs ADS calls on the live connection (PLC_UNAVAILABLE otherwise); `what` names the operation. */
+export type RunOnLink = <T>(
+  what: string,
+  fn: (client: Client, link: LinkFileState) => Promise<T>,
+) => Promise<T>;
+
+/** Per-connection knowledge about the PLC's file service. */
+export interface LinkFileState {
+  /** Unknown until the first atomic write tried FRENAME. */
+  renameSupported?: boolean;
+}
+
+const system = { adsPort: SystemServicePort };
+const tempPattern = /^\.[0-9a-f]{12}\.tmp$/;
+
+export class AdsFiles implements PlcFiles {
+  readonly #run: RunOnLink;
+  readonly #maxBytes: number;
+
+  constructor(run: RunOnLink, maxBytes: number) {
+    this.#run = run;
+    this.#maxBytes = maxBytes;
+  }
+
+  async read(path: string): Promise<Buffer> {
+    const name = splitFilePath(path).join('/');
+    return this.#run(`Reading file '${path}'`, async (client) => {
+      const handle = await open(client, name, OpenMode.Read | OpenMode.Binary, path);
+      try {
+        const parts: Buffer[] = [];
+        let total = 0;
+        for (;;) {
+          const chunk = await client.readRaw(FileGroup.Read, handle, FILE_CHUNK, system);
+          parts.push(chunk);
+          total += chunk.length;
+          if (total > this.#maxBytes) {
+            throw new AppError('PAYLOAD_TOO_LARGE', `File '${path}' is larger than ${this.#maxBytes} bytes.`);
+          }
+          if (chunk.length < FILE_CHUNK) break;
+        }
+        return Buffer.concat(parts, total);
+      } finally {
+        await close(client, handle);
+      }
+    });
+  }
+
+  async write(path: string, content: Buffer): Promise<void> {
+    const segments = splitFilePath(path);
+    const name = segments.join('/');
+    const temp = [...segments.slice(0, -1), `.${randomBytes(6).toString('hex')}.tmp`].join('/');
+    return this.#run(`Writing file '${path}'`, async (client, link) => {
+      if (link.renameSupported === false) {
+        await writeWhole(client, name, content, path);
+        return;
+      }
+      await writeWhole(client, temp, content, path);
+      try {
+        await rename(client, temp, name);
+        link.renameSupported = true;
+      } catch (err) {
+        const code = adsCodeOf(err);
+        if (code === AdsCode.ServiceNotSupported || code === AdsCode.InvalidIndexGroup) {
+          // No FRENAME on this system: the service stores a file when it is closed, so write in place.
+          link.renameSupported = false;
+          await remove(client, temp);
+          await writeWhole(client, name, content, path);
+          return;
+        }
+        // Some systems refuse to rename over an existing file: replace it, then retry once.
+        await remove(client, name);
+        try {
+          await rename(client, temp, name);
+        } catch (again) {
+          await remove(client, temp);
+          throw again;
+        }
+      }
+    });
+  }
+
+  async list(dir: string): Promise<FileEntry[]> {
+    const segments = splitFilePath(dir, true);
+    const prefix = segments.length ? `${segments.join('/')}/` : '';
+    return this.#run(`Listing '${dir}'`, async (client) => {
+      let records: FindRecord[];
+      try {
+        records = await findAll(client, `${prefix}*`);
+      } catch (err) {
+        if (segments.length === 0) {
+          if (isNotFound(err)) return [];
+          throw err;
+        }
+        // An empty folder and a missing one answer alike: look the folder itself up to tell them apart.
+        const self = await findAll(client, segments.join('/')).catch(() => []);
+        const entry = self[0];
+        if (!entry) throw new AppError('FILE_NOT_FOUND', `File '${dir}' not found.`);
+        if (!entry.isDirectory) throw new AppError('VALIDATION_ERROR', `'${dir}' is not a folder.`);
+        if (isNotFound(err)) return [];
+        throw err;
+      }
+      return records
+        .filter((r) => r.name !== '.' && r.name !== '..' && !tempPattern.test(r.name))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+        .map((r) => ({
+          name: r.name,
+          type: r.isDirectory ? 'dir' : 'file',
+          size: r.isDirectory ? 0 : r.size,
+          modified: r.modified,
+        }));
+    });
+  }
+}
+
+function isNotFound(err: unknown): boolean {
+  return adsCodeOf(err) === AdsCode.NotFound;
+}
+
+async function open(client: Client, name: string, mode: number, shown: string): Promise<number> {
+  try {
+    const data = await client.readWriteRaw(FileGroup.Open, fileOffset(mode), 4, fileName(name), system);
+    return data.readUInt32LE(0);
+  } catch (err) {
+    if (isNotFound(err)) throw new AppError('FILE_NOT_FOUND', `File '${shown}' not found.`);
+    throw err;
+  }
+}
+
+async function close(client: Client, handle: number): Promise<void> {
+  await client.readWriteRaw(FileGroup.Close, handle, 0, Buffer.alloc(0), system).catch(() => undefined);
+}
+
+async function writeWhole(client: Client, name: string, content: Buffer, shown: string): Promise<void> {
+  const handle = await open(client, name, OpenMode.Write | OpenMode.Binary | OpenMode.EnsureDir, shown);
+  let closed = false;
+  try {
+    for (let pos = 0; pos < content.length; pos += FILE_CHUNK) {
+      await client.readWriteRaw(FileGroup.Write, handle, 0, content.subarray(pos, pos + FILE_CHUNK), system);
+    }
+    // Closing is what commits the file: its failure is the write's failure.
+    closed = true;
+    await client.readWriteRaw(FileGroup.Close, handle, 0, Buffer.alloc(0), system);
+  } finally {
+    if (!closed) await close(client, handle);
+  }
+}
+
+async function rename(client: Client, from: string, to: string): Promise<void> {
+  await client.readWriteRaw(FileGroup.Rename, fileOffset(0), 0, renamePayload(from, to), system);
+}
+
+async function remove(client: Client, name: string): Promise<void> {
+  await client
+    .readWriteRaw(FileGroup.Delete, fileOffset(0), 0, fileName(name), system)
+    .catch(() => undefined);
+}
+
+/** Every FFILEFIND record of a pattern; the find handle is closed even when the listing stops early. */
+async function findAll(client: Client, pattern: string): Promise<FindRecord[]> {
+  const records: FindRecord[] = [];
+  const first = parseFindRecord(
+    await client.readWriteRaw(FileGroup.Find, fileOffset(0), findRecordLength, fileName(pattern), system),
+  );
+  if (!first) return records;
+  records.push(first);
+  const handle = first.handle;
+  let finished = false;
+  try {
+    for (let i = 0; i < 100_000; i++) {
+      let data: Buffer;
+      try {
+        data = await client.readWriteRaw(FileGroup.Find, handle, findRecordLength, Buffer.alloc(0), system);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        finished = true;
+        break;
+      }
+      const next = parseFindRecord(data);
+      if (!next) break;
+      records.push(next);
+    }
+  } finally {
+    if (!finished) await close(client, handle);
+  }
+  return records;
+}

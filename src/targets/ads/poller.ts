@@ -1,0 +1,90 @@
+// Subscriptions beyond the notification budget: sampled with sum reads, delivered when their bytes change.
+import type { Entry, SubscriptionHost } from './subscriptions.ts';
+import type { AdsLinkSettings } from './settings.ts';
+import { readMany } from './value-io.ts';
+
+export class Poller {
+  readonly #settings: AdsLinkSettings;
+  readonly #host: SubscriptionHost;
+  readonly #deliver: (entry: Entry, data: Buffer, timestamp: Date) => void;
+  readonly #entries = new Set<Entry>();
+  readonly #seen = new WeakMap<Entry, Buffer>();
+  #timer: NodeJS.Timeout | undefined;
+  #running = false;
+
+  constructor(
+    settings: AdsLinkSettings,
+    host: SubscriptionHost,
+    deliver: (entry: Entry, data: Buffer, timestamp: Date) => void,
+  ) {
+    this.#settings = settings;
+    this.#host = host;
+    this.#deliver = deliver;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  add(e: Entry): void {
+    this.#entries.add(e);
+    this.#seen.delete(e);
+    this.#schedule(0);
+  }
+
+  remove(e: Entry): void {
+    this.#entries.delete(e);
+    if (this.#entries.size === 0) this.stop();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The fastest requested cycle decides, never faster than the floor. */
+  #period(): number {
+    let min = Infinity;
+    for (const e of this.#entries) min = Math.min(min, e.cycleMs);
+    return Math.max(this.#settings.pollFloorMs, Number.isFinite(min) ? min : 1000);
+  }
+
+  #schedule(delay: number): void {
+    if (this.#timer || this.#running || this.#entries.size === 0) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#tick();
+    }, delay);
+  }
+
+  async #tick(): Promise<void> {
+    const session = this.#host.session();
+    const entries = [...this.#entries];
+    if (session && entries.length > 0) {
+      this.#running = true;
+      try {
+        const results = await session.run('Polling subscriptions', (client) =>
+          readMany(
+            client,
+            entries.map((e) => e.address),
+            this.#settings.batchLimits,
+          ),
+        );
+        const now = new Date();
+        entries.forEach((e, i) => {
+          const r = results[i];
+          if (!r?.ok || !this.#entries.has(e)) return;
+          const before = this.#seen.get(e);
+          if (before?.equals(r.data)) return;
+          this.#seen.set(e, Buffer.from(r.data));
+          this.#deliver(e, r.data, now);
+        });
+      } catch {
+        // A failed poll is retried next period; a lost link is handled by the connection.
+      } finally {
+        this.#running = false;
+      }
+    }
+    this.#schedule(this.#period());
+  }
+}

@@ -1,0 +1,78 @@
+// One established ADS connection: the ads-client instance, its lifetime, and guarded calls on it.
+import type { Client } from 'ads-client';
+import { AppError } from '../../errors.ts';
+import { toAppError } from './ads-errors.ts';
+
+export class Session {
+  readonly id: number;
+  readonly client: Client;
+  readonly plcId: string;
+  /** Resolves when the connection ends (lost or closed). */
+  readonly ended: Promise<void>;
+  readonly #timeoutMs: number;
+  readonly #onEnd = new Set<() => void>();
+  #resolveEnded: () => void = () => undefined;
+  #alive = true;
+  #longCalls = 0;
+
+  constructor(id: number, client: Client, plcId: string, timeoutMs: number) {
+    this.id = id;
+    this.client = client;
+    this.plcId = plcId;
+    this.#timeoutMs = timeoutMs;
+    this.ended = new Promise((resolve) => {
+      this.#resolveEnded = resolve;
+    });
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** Idempotent: marks the session dead and fails every call still waiting on it. */
+  end(): void {
+    if (!this.#alive) return;
+    this.#alive = false;
+    for (const l of [...this.#onEnd]) l();
+    this.#onEnd.clear();
+    this.#resolveEnded();
+  }
+
+  unavailable(): AppError {
+    return new AppError('PLC_UNAVAILABLE', `PLC '${this.plcId}' is not connected.`);
+  }
+
+  /**
+   * Runs ADS calls on this connection. A lost connection fails the call at once with PLC_UNAVAILABLE
+   * (instead of waiting for its timeout); ADS failures become catalog errors named after `what`.
+   */
+  async run<T>(what: string, fn: (client: Client) => Promise<T>): Promise<T> {
+    if (!this.#alive) throw this.unavailable();
+    let onEnd: (() => void) | undefined;
+    const lost = new Promise<never>((_, reject) => {
+      onEnd = () => reject(this.unavailable());
+      this.#onEnd.add(onEnd);
+    });
+    const work = fn(this.client);
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, lost]);
+    } catch (err) {
+      throw this.#alive ? toAppError(err, what, this.plcId) : this.unavailable();
+    } finally {
+      if (onEnd) this.#onEnd.delete(onEnd);
+    }
+  }
+
+  /** Symbol and type uploads can take far longer than one request: widen the timeout while they run. */
+  async long<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+    this.#longCalls++;
+    this.client.settings.timeoutDelay = Math.max(timeoutMs, this.#timeoutMs);
+    try {
+      return await fn();
+    } finally {
+      this.#longCalls--;
+      if (this.#longCalls === 0) this.client.settings.timeoutDelay = this.#timeoutMs;
+    }
+  }
+}

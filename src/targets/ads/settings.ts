@@ -1,0 +1,72 @@
+// Connection settings of one Real target, from its PlcTargets entry and AmsRouter, with test-only tuning.
+import type { Config, PlcTargetConfig } from '../../config/schema.ts';
+import type { BackoffOptions } from './backoff.ts';
+import { defaultBatchLimits, type BatchLimits } from './batches.ts';
+
+/** Knobs the settings file does not expose; tests shorten them. */
+export interface AdsTuning {
+  backoff?: Partial<BackoffOptions>;
+  /** How often the connection is checked by reading the TwinCAT system state, ms. */
+  connectionCheckIntervalMs?: number;
+  /** Silence after which the connection counts as lost even without a TCP drop, ms. */
+  connectionDownDelayMs?: number;
+  batchLimits?: BatchLimits;
+  /** Shortest polling period for subscriptions beyond the notification budget, ms. */
+  pollFloorMs?: number;
+  random?: () => number;
+}
+
+export interface AdsLinkSettings {
+  plcId: string;
+  targetNetId: string;
+  targetPort: number;
+  host: string;
+  tcpPort: number;
+  localNetId: string | undefined;
+  localAdsPort: number | undefined;
+  timeoutMs: number;
+  symbolBrowseTimeoutMs: number;
+  notificationBudget: number;
+  connectionCheckIntervalMs: number;
+  connectionDownDelayMs: number;
+  backoff: BackoffOptions;
+  batchLimits: BatchLimits;
+  pollFloorMs: number;
+  maxFileBytes: number;
+  random: () => number;
+}
+
+/** The ADS port a client uses when the gateway has its own NetId but no port was configured. */
+export const defaultLocalAdsPort = 32750;
+
+export function linkSettings(
+  id: string,
+  settings: PlcTargetConfig,
+  config: Config,
+  tuning: AdsTuning = {},
+): AdsLinkSettings {
+  const netId = settings.AmsNetId ?? '127.0.0.1.1.1';
+  const router = config.settings.AmsRouter as { NetId?: string; LocalAdsPort?: number } | undefined;
+  const localNetId = router?.NetId;
+  const timeoutMs = settings.TimeoutMs;
+  return {
+    plcId: id,
+    targetNetId: netId,
+    targetPort: settings.Port,
+    host: settings.Address ?? netId.split('.').slice(0, 4).join('.'),
+    tcpPort: settings.TcpPort,
+    localNetId,
+    // Without a local router the client must name its own address; a NetId alone implies the default port.
+    localAdsPort: router?.LocalAdsPort ?? (localNetId ? defaultLocalAdsPort : undefined),
+    timeoutMs,
+    symbolBrowseTimeoutMs: Math.max(settings.SymbolBrowseTimeoutMs, timeoutMs),
+    notificationBudget: settings.NotificationBudget,
+    connectionCheckIntervalMs: tuning.connectionCheckIntervalMs ?? Math.min(1000, timeoutMs),
+    connectionDownDelayMs: tuning.connectionDownDelayMs ?? timeoutMs,
+    backoff: { baseMs: tuning.backoff?.baseMs ?? 500, capMs: tuning.backoff?.capMs ?? 30_000 },
+    batchLimits: tuning.batchLimits ?? defaultBatchLimits,
+    pollFloorMs: tuning.pollFloorMs ?? 50,
+    maxFileBytes: config.settings.Files?.MaxBytes ?? 16 * 1024 * 1024,
+    random: tuning.random ?? Math.random,
+  };
+}

@@ -1,0 +1,303 @@
+// Subscriptions as ADS notifications with PLC timestamps: one notification per symbol shared by every
+// subscriber (reference-counted), a per-PLC notification budget with sum-read polling beyond it, and
+// rebinding after reconnects, program downloads and online changes.
+import { AppError } from '../../errors.ts';
+import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
+import { AdsCode, adsCodeOf } from './ads-errors.ts';
+import { Poller } from './poller.ts';
+import type { Session } from './session.ts';
+import type { AdsLinkSettings } from './settings.ts';
+import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
+import { decodeValue } from './value-io.ts';
+
+export interface SubscriptionHost {
+  session(): Session | undefined;
+  table(session: Session): Promise<SymbolTable>;
+  /** Subscriptions could not be restored on this connection: reconnect and try again. */
+  retry(session: Session): void;
+}
+
+interface Listener {
+  path: string;
+  options: SubscribeOptions;
+  open: boolean;
+}
+
+/** The ads-client subscription object, reduced to what we use. */
+interface NotificationHandle {
+  notificationHandle: number;
+  unsubscribe(): Promise<void>;
+}
+
+export interface Entry {
+  key: string;
+  address: SymbolAddress;
+  listeners: Set<Listener>;
+  cycleMs: number;
+  mode: 'notify' | 'poll' | 'idle';
+  handle: NotificationHandle | undefined;
+  session: Session | undefined;
+  /** Bumped by every (re)bind: callbacks of an older binding are ignored. */
+  generation: number;
+  /** A notification that arrived before the AddNotification answer was processed. */
+  early: { handle: number; data: Buffer; timestamp: Date } | undefined;
+  last: { data: Buffer; event: Omit<ChangeEvent, 'symbol'> } | undefined;
+}
+
+export class SubscriptionManager {
+  readonly #host: SubscriptionHost;
+  readonly #settings: AdsLinkSettings;
+  readonly #entries = new Map<string, Entry>();
+  readonly #poller: Poller;
+
+  constructor(host: SubscriptionHost, settings: AdsLinkSettings) {
+    this.#host = host;
+    this.#settings = settings;
+    this.#poller = new Poller(settings, host, (entry, data, timestamp) =>
+      this.#deliver(entry, data, timestamp),
+    );
+  }
+
+  /** ADS notifications in use (at most NotificationBudget); the rest are polled. */
+  get notificationCount(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) if (e.mode === 'notify') n++;
+    return n;
+  }
+
+  get polledCount(): number {
+    return this.#poller.size;
+  }
+
+  async subscribe(path: string, options: SubscribeOptions): Promise<Subscription> {
+    const session = this.#host.session();
+    if (!session) throw new AppError('PLC_UNAVAILABLE', `PLC '${this.#settings.plcId}' is not connected.`);
+    const table = await session.run(`Subscribing to ${path}`, () => this.#host.table(session));
+    const address = table.resolve(path);
+    const key = address.path.toUpperCase();
+    const listener: Listener = { path, options, open: true };
+    const cycleMs = Math.max(0, Math.round(options.cycleTimeMs));
+    let entry = this.#entries.get(key);
+    if (!entry) {
+      entry = {
+        key,
+        address,
+        listeners: new Set([listener]),
+        cycleMs,
+        mode: 'idle',
+        handle: undefined,
+        session: undefined,
+        generation: 0,
+        early: undefined,
+        last: undefined,
+      };
+      this.#entries.set(key, entry);
+      try {
+        await this.#bind(entry, session);
+      } catch (err) {
+        this.#entries.delete(key);
+        throw err;
+      }
+    } else {
+      entry.listeners.add(listener);
+      if (cycleMs < entry.cycleMs) {
+        // A faster subscriber: the shared notification now samples at its rate.
+        entry.cycleMs = cycleMs;
+        if (entry.mode === 'notify') await this.#rebind(entry, session).catch(() => undefined);
+      }
+      const last = entry.last;
+      if (last) queueMicrotask(() => this.#emitTo(listener, last.event));
+    }
+    const e = entry;
+    return {
+      symbol: path,
+      close: async () => {
+        if (!listener.open) return;
+        listener.open = false;
+        e.listeners.delete(listener);
+        if (e.listeners.size === 0 && this.#entries.get(e.key) === e) {
+          this.#entries.delete(e.key);
+          await this.#unbind(e);
+        }
+      },
+    };
+  }
+
+  /** A new connection: every subscription is bound again (its old notification died with the link). */
+  async restore(session: Session): Promise<void> {
+    for (const e of this.#entries.values()) this.#detach(e);
+    await this.#resync(session, true);
+  }
+
+  /** Program download: handles and offsets are invalid; ads-client re-created its copies, drop them. */
+  async symbolVersionChanged(session: Session): Promise<void> {
+    for (const e of this.#entries.values()) this.#detach(e);
+    await session.run('Releasing notifications', (c) => c.unsubscribeAll()).catch(() => undefined);
+    await this.#resync(session, true);
+  }
+
+  /** Online change: rebind what moved, keep what did not, invalidate what is gone. */
+  async onlineChanged(session: Session): Promise<void> {
+    await this.#resync(session, false);
+  }
+
+  /** The link is gone: notifications died with it; keep subscribers for the next connection. */
+  detachAll(): void {
+    for (const e of this.#entries.values()) this.#detach(e);
+  }
+
+  /** Closing the target: every subscriber is let go (the disconnect deletes the notifications). */
+  closeAll(): void {
+    for (const e of this.#entries.values()) {
+      this.#detach(e);
+      for (const l of e.listeners) l.open = false;
+    }
+    this.#entries.clear();
+    this.#poller.stop();
+  }
+
+  async #resync(session: Session, rebindAll: boolean): Promise<void> {
+    let table: SymbolTable;
+    try {
+      table = await session.run('Loading symbols', () => this.#host.table(session));
+    } catch {
+      // Without symbols nothing can be bound: a fresh connection tries again rather than going quiet.
+      if (session.alive && this.#entries.size > 0) this.#host.retry(session);
+      return;
+    }
+    for (const e of [...this.#entries.values()]) {
+      if (!session.alive) return;
+      let next: SymbolAddress;
+      try {
+        next = table.resolve(e.address.path);
+      } catch {
+        this.#invalidate(e, `${e.address.path} no longer exists`);
+        continue;
+      }
+      if (next.type.name !== e.address.type.name || next.size !== e.address.size) {
+        this.#invalidate(e, `${e.address.path} changed type`);
+        continue;
+      }
+      const moved = next.indexGroup !== e.address.indexGroup || next.indexOffset !== e.address.indexOffset;
+      e.address = next;
+      if (!rebindAll && !moved && e.mode !== 'idle') continue;
+      try {
+        await this.#rebind(e, session);
+      } catch {
+        // Stays idle until the next reconnect.
+      }
+    }
+  }
+
+  #invalidate(e: Entry, reason: string): void {
+    this.#entries.delete(e.key);
+    void this.#unbind(e);
+    for (const l of [...e.listeners]) {
+      if (!l.open) continue;
+      l.open = false;
+      l.options.onError?.({ symbol: l.path, code: 'SYMBOL_INVALIDATED', message: reason });
+    }
+    e.listeners.clear();
+  }
+
+  async #rebind(e: Entry, session: Session): Promise<void> {
+    await this.#unbind(e);
+    await this.#bind(e, session);
+  }
+
+  async #bind(e: Entry, session: Session): Promise<void> {
+    const generation = ++e.generation;
+    e.early = undefined;
+    e.session = session;
+    if (this.notificationCount >= this.#settings.notificationBudget) {
+      this.#poll(e);
+      return;
+    }
+    const a = e.address;
+    e.mode = 'notify';
+    let handle: NotificationHandle;
+    try {
+      handle = await session.run(`Subscribing to ${a.path}`, (client) =>
+        client.subscribeRaw(
+          a.indexGroup,
+          a.indexOffset,
+          a.size,
+          (data, sub) =>
+            this.#onNotification(e, generation, sub.notificationHandle, data.value, data.timestamp),
+          e.cycleMs,
+          true,
+        ),
+      );
+    } catch (err) {
+      e.mode = 'idle';
+      if (adsCodeOf(err) === AdsCode.NoMoreHandles) {
+        // The PLC ran out of notification handles before our budget did: poll this one.
+        this.#poll(e);
+        return;
+      }
+      throw err;
+    }
+    if (generation !== e.generation) {
+      await handle.unsubscribe().catch(() => undefined);
+      return;
+    }
+    e.handle = handle;
+    // Set by a notification callback while the AddNotification answer was on its way.
+    const early = e.early as Entry['early'];
+    e.early = undefined;
+    if (early && early.handle === handle.notificationHandle) this.#deliver(e, early.data, early.timestamp);
+  }
+
+  #poll(e: Entry): void {
+    e.mode = 'poll';
+    this.#poller.add(e);
+  }
+
+  #onNotification(e: Entry, generation: number, handle: number, data: Buffer, timestamp: Date): void {
+    if (generation !== e.generation || e.mode !== 'notify') return;
+    if (!e.handle) {
+      e.early = { handle, data, timestamp };
+      return;
+    }
+    if (handle !== e.handle.notificationHandle) return;
+    this.#deliver(e, data, timestamp);
+  }
+
+  #deliver(e: Entry, data: Buffer, timestamp: Date): void {
+    let value;
+    try {
+      value = decodeValue(e.address.type, data, e.address.path);
+    } catch {
+      return;
+    }
+    const event = { value, typeName: e.address.type.name, timestamp };
+    e.last = { data: Buffer.from(data), event };
+    for (const l of [...e.listeners]) this.#emitTo(l, event);
+  }
+
+  #emitTo(l: Listener, event: Omit<ChangeEvent, 'symbol'>): void {
+    if (!l.open) return;
+    try {
+      l.options.onChange({ symbol: l.path, ...event });
+    } catch {
+      // A subscriber's failure must not stop the others.
+    }
+  }
+
+  #detach(e: Entry): void {
+    e.generation++;
+    e.handle = undefined;
+    e.session = undefined;
+    e.early = undefined;
+    if (e.mode === 'poll') this.#poller.remove(e);
+    e.mode = 'idle';
+  }
+
+  async #unbind(e: Entry): Promise<void> {
+    const { handle, session } = e;
+    this.#detach(e);
+    if (handle && session?.alive) {
+      await session.run('Deleting a notification', () => handle.unsubscribe()).catch(() => undefined);
+    }
+  }
+}

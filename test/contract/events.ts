@@ -1,0 +1,51 @@
+// Waits on subscription events: each wait ends with the matching event or fails after a generous bound.
+import type { ChangeEvent } from '../../src/targets/target.ts';
+
+export class EventLog {
+  readonly events: ChangeEvent[] = [];
+  readonly errors: Array<{ symbol: string; code: string; message: string }> = [];
+  #waiters: Array<() => void> = [];
+
+  readonly onChange = (e: ChangeEvent): void => {
+    this.events.push(e);
+    this.#notify();
+  };
+
+  readonly onError = (e: { symbol: string; code: string; message: string }): void => {
+    this.errors.push(e);
+    this.#notify();
+  };
+
+  /** Resolves with the first event (from `from` on) matching `match`. */
+  async next(match: (e: ChangeEvent) => boolean, from = 0, limitMs = 5000): Promise<ChangeEvent> {
+    return this.until(() => this.events.slice(from).find(match), limitMs, 'change event');
+  }
+
+  async error(limitMs = 5000): Promise<{ symbol: string; code: string; message: string }> {
+    return this.until(() => this.errors[0], limitMs, 'error event');
+  }
+
+  async until<T>(probe: () => T | undefined, limitMs: number, what: string): Promise<T> {
+    const deadline = Date.now() + limitMs;
+    for (;;) {
+      const hit = probe();
+      if (hit !== undefined) return hit;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no ${what} within ${limitMs} ms`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, left);
+        function done(): void {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.#waiters.push(done);
+      });
+    }
+  }
+
+  #notify(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
+  }
+}

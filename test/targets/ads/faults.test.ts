@@ -1,0 +1,136 @@
+// Fault survival of the ADS target: server restarts, program downloads, silent and half-answering peers.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AppError } from '../../../src/errors.ts';
+import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
+import { EventLog } from '../../contract/events.ts';
+import { FaultProxy, makeTarget, program, reach, silentServer, startPlant } from './harness.ts';
+
+const code = (c: string) => (e: unknown) => {
+  assert.ok(e instanceof AppError, `expected AppError ${c}, got ${String(e)}`);
+  assert.equal(e.code, c, e.message);
+  return true;
+};
+
+describe('ADS target: faults', () => {
+  it('survives a server restart: Disconnected, PLC_UNAVAILABLE, then Connected with the subscription restored', async () => {
+    const plant = await startPlant();
+    const target = makeTarget(plant.port);
+    try {
+      await target.start();
+      assert.equal(target.connectionState(), 'Connected');
+      const log = new EventLog();
+      await target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: log.onChange, onError: log.onError });
+      await log.next((e) => e.value === 1);
+
+      const down = reach(target, 'Disconnected');
+      await plant.stop();
+      await down;
+      await assert.rejects(target.read('MAIN.nA'), code('PLC_UNAVAILABLE'));
+      await assert.rejects(target.deviceInfo(), code('PLC_UNAVAILABLE'));
+
+      const seen = log.events.length;
+      plant.plc.write('MAIN.nA', 5);
+      await plant.restart();
+      await reach(target, 'Connected');
+      // The restored notification delivers the current value, then keeps flowing.
+      await log.next((e) => e.value === 5, seen);
+      plant.plc.write('MAIN.nA', 6);
+      await log.next((e) => e.value === 6, seen);
+      assert.equal((await target.read('MAIN.nA')).value, 6);
+      assert.deepEqual(log.errors, []);
+    } finally {
+      await target.close();
+      await plant.stop();
+    }
+  });
+
+  it('a download that removes a symbol invalidates its subscription and rebinds the others', async () => {
+    const plant = await startPlant(new SimulatedPlc(program({ withB: true })));
+    const target = makeTarget(plant.port);
+    try {
+      await target.start();
+      const a = new EventLog();
+      const b = new EventLog();
+      await target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: a.onChange, onError: a.onError });
+      await target.subscribe('MAIN.nB', { cycleTimeMs: 10, onChange: b.onChange, onError: b.onError });
+      await a.next(() => true);
+      await b.next(() => true);
+
+      // The new program drops MAIN.nB and moves MAIN.nA (three symbols now come before it).
+      plant.plc.load(program({ withB: false, extra: 3 }));
+      const error = await b.error();
+      assert.deepEqual([error.symbol, error.code], ['MAIN.nB', 'SYMBOL_INVALIDATED']);
+      const seen = a.events.length;
+      plant.plc.write('MAIN.nA', 77);
+      await a.next((e) => e.value === 77, seen);
+      assert.deepEqual(a.errors, []);
+      await assert.rejects(target.read('MAIN.nB'), code('SYMBOL_NOT_FOUND'));
+      assert.equal((await target.read('MAIN.aN2')).value, 2);
+    } finally {
+      await target.close();
+      await plant.stop();
+    }
+  });
+
+  it('a peer that accepts TCP but never answers: start returns, the target keeps Connecting', async () => {
+    const silent = await silentServer();
+    const target = makeTarget(silent.port);
+    try {
+      const started = Date.now();
+      await target.start();
+      assert.ok(Date.now() - started < 2000, 'start() is bounded');
+      assert.equal(target.connectionState(), 'Connecting');
+      await assert.rejects(target.read('MAIN.nA'), code('PLC_UNAVAILABLE'));
+      await assert.rejects(
+        target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: () => undefined }),
+        code('PLC_UNAVAILABLE'),
+      );
+    } finally {
+      await target.close();
+      await silent.close();
+    }
+    assert.equal(target.connectionState(), 'Disconnected');
+  });
+
+  it('a connection that goes silent: ADS_TIMEOUT, then a forced reconnect, then Connected again', async () => {
+    const plant = await startPlant();
+    const proxy = new FaultProxy(plant.port);
+    const target = makeTarget(await proxy.listen());
+    try {
+      await target.start();
+      assert.equal((await target.read('MAIN.nA')).value, 1);
+      proxy.mode = 'mute';
+      await assert.rejects(target.read('MAIN.nA'), code('ADS_TIMEOUT'));
+      // No TCP drop: the connection check notices the silence and forces a reconnect.
+      await reach(target, 'Disconnected');
+      proxy.mode = 'pass';
+      await reach(target, 'Connected');
+      assert.equal((await target.read('MAIN.nA')).value, 1);
+    } finally {
+      await target.close();
+      await proxy.close();
+      await plant.stop();
+    }
+  });
+
+  it('a peer closing in the middle of an answer: PLC_UNAVAILABLE at once, then reconnects', async () => {
+    const plant = await startPlant();
+    const proxy = new FaultProxy(plant.port);
+    const target = makeTarget(await proxy.listen(), { TimeoutMs: 5000 });
+    try {
+      await target.start();
+      await target.symbols();
+      proxy.mode = 'cut-next-answer';
+      const started = Date.now();
+      await assert.rejects(target.read('MAIN.fSpeed'), code('PLC_UNAVAILABLE'));
+      assert.ok(Date.now() - started < 2000, 'fails without waiting for the request timeout');
+      await reach(target, 'Connected');
+      assert.equal((await target.read('MAIN.fSpeed')).value, 0.5);
+    } finally {
+      await target.close();
+      await proxy.close();
+      await plant.stop();
+    }
+  });
+});

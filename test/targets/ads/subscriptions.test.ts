@@ -1,0 +1,94 @@
+// ADS target subscriptions: shared notifications, the notification budget with polling beyond it,
+// no orphan notifications on the PLC, and cache flushes on an online change.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
+import { EventLog } from '../../contract/events.ts';
+import { eventually, makeTarget, onlineChangeCounter, program, startPlant } from './harness.ts';
+
+describe('ADS target: subscriptions', () => {
+  it('shares one notification per symbol and leaves none behind', async () => {
+    const plant = await startPlant();
+    const target = makeTarget(plant.port);
+    try {
+      await target.start();
+      const baseline = plant.server.stats().notifications;
+      const a = new EventLog();
+      const b = new EventLog();
+      const s1 = await target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: a.onChange });
+      const s2 = await target.subscribe('main.na', { cycleTimeMs: 10, onChange: b.onChange });
+      await a.next(() => true);
+      await b.next(() => true);
+      assert.equal(plant.server.stats().notifications, baseline + 1);
+      assert.equal(target.diagnostics.notifications, 1);
+      await s1.close();
+      assert.equal(plant.server.stats().notifications, baseline + 1);
+      await s2.close();
+      assert.equal(plant.server.stats().notifications, baseline);
+      assert.equal(target.diagnostics.notifications, 0);
+    } finally {
+      await target.close();
+    }
+    await eventually(() => (plant.server.stats().connections === 0 ? true : undefined), 2000, 'disconnect');
+    assert.equal(plant.server.stats().notifications, 0);
+    await plant.stop();
+  });
+
+  it('beyond the notification budget, subscriptions are polled with sum reads and still deliver', async () => {
+    const plant = await startPlant();
+    const target = makeTarget(plant.port, { NotificationBudget: 2 });
+    try {
+      await target.start();
+      const baseline = plant.server.stats().notifications;
+      const paths = ['MAIN.aValues0', 'MAIN.aValues1', 'MAIN.aValues2', 'MAIN.aValues3'];
+      const logs = paths.map(() => new EventLog());
+      for (const [i, path] of paths.entries()) {
+        const log = logs[i];
+        assert.ok(log);
+        await target.subscribe(path, { cycleTimeMs: 10, onChange: log.onChange });
+      }
+      assert.deepEqual([target.diagnostics.notifications, target.diagnostics.polled], [2, 2]);
+      assert.equal(plant.server.stats().notifications, baseline + 2);
+      for (const [i, log] of logs.entries()) await log.next((e) => e.value === i);
+      for (const [i, path] of paths.entries()) plant.plc.write(path, 100 + i);
+      for (const [i, log] of logs.entries()) {
+        const e = await log.next((ev) => ev.value === 100 + i);
+        assert.equal(e.symbol, paths[i]);
+        assert.equal(e.typeName, 'INT');
+      }
+    } finally {
+      await target.close();
+      await plant.stop();
+    }
+  });
+
+  it('an online change (counter moves, same symbol version) flushes the symbol cache', async () => {
+    const plant = await startPlant(new SimulatedPlc(program({ onlineChanges: true })));
+    const target = makeTarget(plant.port);
+    try {
+      await target.start();
+      await target.symbols();
+      await target.symbols();
+      assert.equal(target.diagnostics.symbolUploads, 1, 'symbols are cached for the connection');
+      const log = new EventLog();
+      await target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: log.onChange, onError: log.onError });
+      await log.next(() => true);
+      plant.plc.write(onlineChangeCounter, 1);
+      // The counter's notification flushes the caches and re-binds the subscriptions on a fresh upload.
+      await eventually(
+        () => (target.diagnostics.symbolUploads === 2 ? true : undefined),
+        5000,
+        'symbol re-upload',
+      );
+      await target.symbols();
+      assert.equal(target.diagnostics.symbolUploads, 2);
+      const seen = log.events.length;
+      plant.plc.write('MAIN.nA', 9);
+      await log.next((e) => e.value === 9, seen);
+      assert.deepEqual(log.errors, []);
+    } finally {
+      await target.close();
+      await plant.stop();
+    }
+  });
+});
