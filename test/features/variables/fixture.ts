@@ -1,0 +1,164 @@
+// Shared by the symbol, type, variable and method HTTP tests: a program with every value kind, and the factory
+// that puts a PLC target in front of it. Tests reach the PLC only through the target and HTTP; a driver that
+// talks ADS to the same simulated PLC can replace `startTestPlc` and run the same tests.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { AppError, type ErrorCode } from '../../../src/errors.ts';
+import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
+import { SimulatedTarget } from '../../../src/targets/simulated/index.ts';
+import type { PlcTarget } from '../../../src/targets/target.ts';
+import { FakeTarget } from '../../helpers/fake-target.ts';
+import { bearer, mintToken } from '../../helpers/tokens.ts';
+
+export interface TestPlc {
+  readonly target: PlcTarget;
+  /** The simulated PLC behind the target: tests download new programs with `plc.load`. */
+  readonly plc: SimulatedPlc;
+  /** The connection drops: operations fail with PLC_UNAVAILABLE. */
+  disconnect(): void;
+  /** The connection is re-established (caches of the old connection are gone). */
+  reconnect(): void;
+}
+
+/** A connected target over a fresh simulated PLC running `program`. */
+export async function startTestPlc(id: string, program: Program = richProgram()): Promise<TestPlc> {
+  const plc = new SimulatedPlc(program, { clock: () => Date.UTC(2024, 4, 17, 8, 30, 0, 250) });
+  const target = new SimulatedTarget(id, id, plc);
+  await target.start();
+  return { target, plc, disconnect: () => target.disconnect(), reconnect: () => target.reconnect() };
+}
+
+/** Types used by the rich program; `enumMembers` is the E_Mode declaration tests compare against. */
+export const modeMembers = [
+  { name: 'eOff', value: -5 },
+  { name: 'eIdle', value: 0 },
+  { name: 'eRun', value: 10 },
+  { name: 'eDone', value: 12 },
+];
+
+export function richBuilder(modes = modeMembers): ProgramBuilder {
+  const b = new ProgramBuilder();
+  b.enum('E_Mode', modes);
+  b.enum(
+    'E_Small',
+    [
+      { name: 'A', value: 3 },
+      { name: 'B', value: 1 },
+    ],
+    'USINT',
+  );
+  b.struct('ST_Axis', [
+    { name: 'sId', type: 'STRING(15)', comment: 'Axis name' },
+    { name: 'rPosition', type: 'LREAL', comment: 'Actual position' },
+    { name: 'bEnabled', type: 'BOOL' },
+    { name: 'eMode', type: 'E_Mode' },
+  ]);
+  b.struct('ST_Nested', [
+    { name: 'stAxis', type: 'ST_Axis' },
+    { name: 'aValues', type: 'ARRAY [1..3] OF INT' },
+    { name: 'aGrid', type: 'ARRAY [0..1, 0..1] OF BOOL' },
+  ]);
+  b.functionBlock(
+    'FB_Counter',
+    [{ name: 'nCount', type: 'DINT' }],
+    [
+      {
+        name: 'Add',
+        returnType: 'DINT',
+        parameters: [
+          { name: 'nBy', type: 'DINT' },
+          { name: 'nBefore', type: 'DINT', direction: 'out' },
+        ],
+        implementation: ({ plc, instancePath }, { nBy }) => {
+          const before = plc.read(`${instancePath}.nCount`) as number;
+          const after = before + (nBy as number);
+          plc.write(`${instancePath}.nCount`, after);
+          return { returnValue: after, outputs: { nBefore: before } };
+        },
+      },
+      {
+        name: 'Reset',
+        returnType: null,
+        implementation: ({ plc, instancePath }) => {
+          plc.write(`${instancePath}.nCount`, 0);
+          return { returnValue: null };
+        },
+      },
+      {
+        name: 'Describe',
+        returnType: 'STRING(40)',
+        parameters: [
+          { name: 'sPrefix', type: 'STRING(10)' },
+          { name: 'eMode', type: 'E_Mode' },
+        ],
+        implementation: ({ plc, instancePath }, { sPrefix, eMode }) => ({
+          returnValue: `${sPrefix as string}:${(eMode as { name: string }).name}:${plc.read(`${instancePath}.nCount`) as number}`,
+        }),
+      },
+    ],
+  );
+  const g = 'GVL_Test';
+  b.symbol(`${g}.bFlag`, 'BOOL', { comment: 'A flag' });
+  for (const t of [
+    'SINT',
+    'USINT',
+    'INT',
+    'UINT',
+    'DINT',
+    'UDINT',
+    'LINT',
+    'ULINT',
+    'LWORD',
+    'REAL',
+    'LREAL',
+    'BOOL',
+  ]) {
+    b.symbol(`${g}.v${t}`, t);
+  }
+  b.symbol(`${g}.sText`, 'STRING(10)', { value: 'hello' });
+  b.symbol(`${g}.wsText`, 'WSTRING(10)');
+  b.symbol(`${g}.tTime`, 'TIME');
+  b.symbol(`${g}.dDate`, 'DATE');
+  b.symbol(`${g}.dtStamp`, 'DT');
+  b.symbol(`${g}.todTime`, 'TOD');
+  b.symbol(`${g}.eMode`, 'E_Mode', { value: 0 });
+  b.symbol(`${g}.stAxis`, 'ST_Axis', { value: { sId: 'X', rPosition: 1.5, bEnabled: true, eMode: 10 } });
+  b.symbol(`${g}.aInts`, 'ARRAY [1..5] OF INT', { value: [1, 2, 3, 4, 5] });
+  b.symbol(`${g}.stNested`, 'ST_Nested');
+  b.symbol('GVL_HMI.aAxes', 'ARRAY [1..4] OF ST_Axis', { comment: 'The axes' });
+  b.symbol('GVL_HMI.fbCounter', 'FB_Counter');
+  b.symbol('GVL_HMI.aCounters', 'ARRAY [1..2] OF FB_Counter');
+  return b;
+}
+
+export function richProgram(modes = modeMembers): Program {
+  return richBuilder(modes).build();
+}
+
+/** A target whose every PLC operation fails with `code` (ADS_ERROR, ADS_TIMEOUT, ...), as a failing driver would. */
+export function failingTarget(id: string, code: ErrorCode): PlcTarget {
+  const fail = (): Promise<never> => Promise.reject(new AppError(code, `${code} from the driver`));
+  return Object.assign(new FakeTarget(id), {
+    deviceInfo: fail,
+    deviceState: fail,
+    symbols: fail,
+    enumMembers: fail,
+    read: fail,
+    readMany: fail,
+    write: fail,
+    writeMany: fail,
+    invoke: fail,
+  });
+}
+
+export type Call = (
+  method: 'GET' | 'PUT' | 'POST',
+  url: string,
+  payload?: unknown,
+) => Promise<LightMyRequestResponse>;
+
+/** Requests on `app` with a token carrying `claims` (default: admin, every scope, every PLC). */
+export async function caller(app: FastifyInstance, claims: Record<string, unknown> = {}): Promise<Call> {
+  const headers = bearer(await mintToken(claims));
+  return (method, url, payload) =>
+    app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+}
