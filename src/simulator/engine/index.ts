@@ -21,7 +21,7 @@ export {
   type MethodOutcome,
   type SymbolOptions,
 } from './program.ts';
-export { findMethod, type MethodResult } from './invoke.ts';
+export { findMethod, methodOf, orderedInputs, type MethodResult } from './invoke.ts';
 export type { Watch, WatchChange, WatchOptions } from './watch.ts';
 export { MemoryFileStore, fileNotFound, splitFilePath, type FileStore } from './file-store.ts';
 export {

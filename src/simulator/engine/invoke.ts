@@ -3,24 +3,63 @@ import { AppError } from '../../errors.ts';
 import { decode, encode } from './codec.ts';
 import type { MethodContext, Program } from './program.ts';
 import type { SimulatedPlc } from './plc.ts';
-import type { MethodDef, PlcType, PlcValue } from './types.ts';
+import type { MethodDef, MethodParameter, PlcType, PlcValue } from './types.ts';
 
 import type { MethodResult } from '../../targets/target.ts';
 
 export type { MethodResult };
 
+/** The method named `methodName` (case-insensitive) of a function block type, or undefined. */
+export function methodOf(type: PlcType, methodName: string): MethodDef | undefined {
+  const name = methodName.toUpperCase();
+  return type.kind === 'struct' ? type.methods.find((m) => m.name.toUpperCase() === name) : undefined;
+}
+
 /** The method of the instance at `instancePath`; SYMBOL_NOT_FOUND when either does not exist. */
 export function findMethod(program: Program, instancePath: string, methodName: string): MethodContextBase {
   const r = program.resolve(instancePath);
   const type = r.type;
-  const method =
-    type.kind === 'struct'
-      ? type.methods.find((m) => m.name.toUpperCase() === methodName.toUpperCase())
-      : undefined;
+  const method = methodOf(type, methodName);
   if (type.kind !== 'struct' || !method) {
     throw new AppError('SYMBOL_NOT_FOUND', `Method '${instancePath}#${methodName}' not found.`);
   }
   return { instancePath: r.path, offset: r.offset, type, method };
+}
+
+/**
+ * The values for a method's VAR_INPUT and VAR_IN_OUT parameters in declaration order, from positional or
+ * named (case-insensitive) parameters: TYPE_MISMATCH for a wrong count, an unknown or a missing name.
+ */
+export function orderedInputs(
+  method: MethodDef,
+  label: string,
+  parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
+): Array<{ parameter: MethodParameter; value: unknown }> {
+  const params = method.parameters.filter((p) => p.direction !== 'out');
+  if (Array.isArray(parameters)) {
+    if (parameters.length !== params.length) {
+      throw new AppError(
+        'TYPE_MISMATCH',
+        `${label} takes ${params.length} parameter(s), got ${parameters.length}.`,
+      );
+    }
+    const values = parameters as readonly unknown[];
+    return params.map((parameter, i) => ({ parameter, value: values[i] }));
+  }
+  if (typeof parameters !== 'object' || parameters === null) {
+    throw new AppError('TYPE_MISMATCH', `${label}: parameters must be an array or an object.`);
+  }
+  const byName = new Map(params.map((p) => [p.name.toUpperCase(), p] as const));
+  const given = new Map<MethodParameter, unknown>();
+  for (const [key, value] of Object.entries(parameters as Record<string, unknown>)) {
+    const p = byName.get(key.toUpperCase());
+    if (!p) throw new AppError('TYPE_MISMATCH', `${label} has no input parameter '${key}'.`);
+    given.set(p, value);
+  }
+  const missing = params.filter((p) => !given.has(p)).map((p) => p.name);
+  if (missing.length)
+    throw new AppError('TYPE_MISMATCH', `${label}: missing parameter(s) ${missing.join(', ')}.`);
+  return params.map((parameter) => ({ parameter, value: given.get(parameter) }));
 }
 
 export type MethodContextBase = Omit<MethodContext, 'plc'>;
@@ -61,34 +100,10 @@ function normaliseInputs(
   label: string,
   parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
 ): Record<string, PlcValue> {
-  const params = method.parameters.filter((p) => p.direction !== 'out');
   const inputs: Record<string, PlcValue> = {};
-  if (Array.isArray(parameters)) {
-    if (parameters.length !== params.length) {
-      throw new AppError(
-        'TYPE_MISMATCH',
-        `${label} takes ${params.length} parameter(s), got ${parameters.length}.`,
-      );
-    }
-    params.forEach((p, i) => {
-      inputs[p.name] = roundTrip(p.type, parameters[i], `${label}.${p.name}`);
-    });
-    return inputs;
+  for (const { parameter, value } of orderedInputs(method, label, parameters)) {
+    inputs[parameter.name] = roundTrip(parameter.type, value, `${label}.${parameter.name}`);
   }
-  if (typeof parameters !== 'object' || parameters === null) {
-    throw new AppError('TYPE_MISMATCH', `${label}: parameters must be an array or an object.`);
-  }
-  const byName = new Map(params.map((p) => [p.name.toUpperCase(), p] as const));
-  const given = new Set<string>();
-  for (const [key, value] of Object.entries(parameters as Record<string, unknown>)) {
-    const p = byName.get(key.toUpperCase());
-    if (!p) throw new AppError('TYPE_MISMATCH', `${label} has no input parameter '${key}'.`);
-    inputs[p.name] = roundTrip(p.type, value, `${label}.${p.name}`);
-    given.add(p.name);
-  }
-  const missing = params.filter((p) => !given.has(p.name)).map((p) => p.name);
-  if (missing.length)
-    throw new AppError('TYPE_MISMATCH', `${label}: missing parameter(s) ${missing.join(', ')}.`);
   return inputs;
 }
 

@@ -1,6 +1,7 @@
 // The program's type system: user structs, function blocks and enums by name, plus derived array types.
 import { AppError } from '../../errors.ts';
 import { arrayType, primitiveType, stringType, structType } from './layout.ts';
+import { intRanges } from './scalar-codec.ts';
 import { parseTypeName, type TypeExpr } from './type-names.ts';
 import type {
   EnumType,
@@ -34,18 +35,8 @@ export interface EnumMemberDecl {
   value: number;
 }
 
-/** Integer ranges of the base types an enum may use. */
-export const enumBaseRanges: Readonly<Partial<Record<PrimitiveName, readonly [number, number]>>> = {
-  SINT: [-128, 127],
-  USINT: [0, 255],
-  BYTE: [0, 255],
-  INT: [-32768, 32767],
-  UINT: [0, 65535],
-  WORD: [0, 65535],
-  DINT: [-2147483648, 2147483647],
-  UDINT: [0, 4294967295],
-  DWORD: [0, 4294967295],
-};
+/** Integer ranges of the base types an enum may use: the integer types of at most 32 bits. */
+export const enumBaseRanges: Readonly<Partial<Record<PrimitiveName, readonly [number, number]>>> = intRanges;
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const typeIdentifier = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

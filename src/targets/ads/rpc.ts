@@ -3,6 +3,8 @@ import { AppError } from '../../errors.ts';
 import {
   decode,
   encode,
+  methodOf,
+  orderedInputs,
   type MethodDef,
   type PlcType,
   type PlcValue,
@@ -23,10 +25,7 @@ export interface MethodTarget {
 export function findMethod(table: SymbolTable, instancePath: string, methodName: string): MethodTarget {
   const instance = table.resolve(instancePath);
   const type = instance.type;
-  const method =
-    type.kind === 'struct'
-      ? type.methods.find((m) => m.name.toUpperCase() === methodName.toUpperCase())
-      : undefined;
+  const method = methodOf(type, methodName);
   if (type.kind !== 'struct' || !method) {
     throw new AppError('SYMBOL_NOT_FOUND', `Method '${instancePath}#${methodName}' not found.`);
   }
@@ -41,36 +40,12 @@ export function packInputs(
   target: MethodTarget,
   parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
 ): Buffer {
-  const { method } = target;
-  const label = `${target.instance.path}#${method.name}`;
-  const params = method.parameters.filter((p) => p.direction !== 'out');
-  const values: unknown[] = [];
-  if (Array.isArray(parameters)) {
-    if (parameters.length !== params.length) {
-      throw new AppError(
-        'TYPE_MISMATCH',
-        `${label} takes ${params.length} parameter(s), got ${parameters.length}.`,
-      );
-    }
-    values.push(...(parameters as readonly unknown[]));
-  } else {
-    if (typeof parameters !== 'object' || parameters === null) {
-      throw new AppError('TYPE_MISMATCH', `${label}: parameters must be an array or an object.`);
-    }
-    const byName = new Map(params.map((p, i) => [p.name.toUpperCase(), i] as const));
-    const given = new Map<number, unknown>();
-    for (const [key, value] of Object.entries(parameters as Record<string, unknown>)) {
-      const i = byName.get(key.toUpperCase());
-      if (i === undefined) throw new AppError('TYPE_MISMATCH', `${label} has no input parameter '${key}'.`);
-      given.set(i, value);
-    }
-    const missing = params.filter((_, i) => !given.has(i)).map((p) => p.name);
-    if (missing.length) {
-      throw new AppError('TYPE_MISMATCH', `${label}: missing parameter(s) ${missing.join(', ')}.`);
-    }
-    params.forEach((_, i) => values.push(given.get(i)));
-  }
-  return Buffer.concat(params.map((p, i) => encode(p.type, values[i], `${label}.${p.name}`)));
+  const label = `${target.instance.path}#${target.method.name}`;
+  return Buffer.concat(
+    orderedInputs(target.method, label, parameters).map(({ parameter, value }) =>
+      encode(parameter.type, value, `${label}.${parameter.name}`),
+    ),
+  );
 }
 
 /** Bytes the PLC answers: the return value, then VAR_OUTPUT and VAR_IN_OUT values, packed. */
