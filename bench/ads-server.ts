@@ -1,14 +1,16 @@
 // Benchmark of the simulator's ADS server with the real ads-client over loopback: single reads by
 // handle, 1000-value sum reads, and notifications delivered for 500 changing symbols.
 // Run: npm run bench:ads-server [-- --seconds 3]
-import { Client } from 'ads-client';
 import { ProgramBuilder } from '../src/simulator/engine/program.ts';
 import { SimulatedPlc } from '../src/simulator/engine/plc.ts';
 import { createAdsServer } from '../src/simulator/ads-server/server.ts';
+import { connectClient, fmt, rate as rateFor } from './ads-rate.ts';
 
 const secondsArg = process.argv.indexOf('--seconds');
 const seconds = secondsArg > 0 ? Number(process.argv[secondsArg + 1]) : 3;
 const SYMBOLS = 500;
+const rate = (op: () => Promise<unknown>, parallel: number): Promise<number> =>
+  rateFor(op, parallel, seconds);
 
 function program() {
   const b = new ProgramBuilder();
@@ -18,36 +20,11 @@ function program() {
   return b.build();
 }
 
-/** Runs `op` back to back (with `parallel` in flight) for the bench duration; returns operations/s. */
-async function rate(op: () => Promise<unknown>, parallel: number): Promise<number> {
-  const end = Date.now() + seconds * 1000;
-  let done = 0;
-  const worker = async (): Promise<void> => {
-    while (Date.now() < end) {
-      await op();
-      done++;
-    }
-  };
-  const start = process.hrtime.bigint();
-  await Promise.all(Array.from({ length: parallel }, worker));
-  const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  return done / elapsed;
-}
-
-const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
-
 async function main(): Promise<void> {
   const plc = new SimulatedPlc(program());
   const server = createAdsServer({ plc, port: 0, tickMs: 10 });
   const address = await server.listen();
-  const client = new Client({
-    targetAmsNetId: '127.0.0.1.1.1',
-    targetAdsPort: 851,
-    routerTcpPort: address.port,
-    autoReconnect: false,
-    hideConsoleWarnings: true,
-  });
-  await client.connect();
+  const client = await connectClient(address.port);
   console.log(
     `ADS server benchmark, ads-client over loopback, ${seconds} s per figure (Node ${process.version})`,
   );

@@ -34,7 +34,7 @@ export class SymbolService {
     const program = this.plc.program;
     let catalog = catalogs.get(program);
     if (!catalog) {
-      catalog = buildSymbolCatalog(program.symbols);
+      catalog = buildSymbolCatalog(program.symbols, program.types.declaredTypes());
       catalogs.set(program, catalog);
     }
     return catalog;

@@ -52,7 +52,7 @@ export class AdsTarget implements PlcTarget {
     this.#metadata = new MetadataCache(settings);
     this.#link = new AdsLink(settings, {
       onSession: (session) => void this.#connected(session),
-      onSymbolVersionChange: (session) => void this.#downloaded(session),
+      onSymbolVersionChange: (session, version) => void this.#downloaded(session, version),
     });
     this.#subscriptions = new SubscriptionManager(
       {
@@ -115,7 +115,7 @@ export class AdsTarget implements PlcTarget {
   deviceState(): Promise<DeviceState> {
     return this.#use('Reading the device state', async (_, client) => {
       const state = await client.readState();
-      return { state: stateName(state.adsState), timestamp: new Date() };
+      return { state: stateName(state.adsState), timestamp: new Date(this.#settings.now()) };
     });
   }
 
@@ -126,20 +126,24 @@ export class AdsTarget implements PlcTarget {
     });
   }
 
+  /** Asked for rarely (the symbol index), so it checks the symbol version: a download just done is seen. */
   symbols(): Promise<SymbolNode[]> {
-    return this.#use('Reading symbols', async (session) => (await this.#metadata.table(session)).tree());
+    return this.#use('Reading symbols', async (session, client) => {
+      const version = await client.readPlcSymbolVersion(this.#ownTarget());
+      return (await this.#metadata.tableAt(session, version)).tree();
+    });
   }
 
   enumMembers(typeName: string): Promise<EnumMembers> {
     return this.#use(`Reading type ${typeName}`, async (session) => {
-      const cache = this.#metadata.of(session);
+      const cache = this.#metadata.enums(session);
       const key = typeName.trim().toUpperCase();
-      let hit = cache.enums.get(key);
+      let hit = cache.members.get(key);
       if (!hit) {
-        const type = (await this.#metadata.types(session)).resolve(typeName);
+        const type = (await cache.types()).resolve(typeName);
         if (type.kind !== 'enum') throw new AppError('VALIDATION_ERROR', `${type.name} is not an enum.`);
         hit = { typeName: type.name, members: type.members.map((m) => ({ ...m })) };
-        cache.enums.set(key, hit);
+        cache.members.set(key, hit);
       }
       return { typeName: hit.typeName, members: hit.members.map((m) => ({ ...m })) };
     });
@@ -153,7 +157,7 @@ export class AdsTarget implements PlcTarget {
         symbol: path,
         value: decodeValue(a.type, data, a.path),
         typeName: a.type.name,
-        timestamp: new Date(),
+        timestamp: new Date(this.#settings.now()),
       };
     });
   }
@@ -173,7 +177,7 @@ export class AdsTarget implements PlcTarget {
         pending.map((p) => p.address),
         this.#settings.batchLimits,
       );
-      const now = new Date();
+      const now = new Date(this.#settings.now());
       pending.forEach(({ index, address }, k) => {
         const path = paths[index] ?? address.path;
         const r = raw[k];
@@ -295,8 +299,14 @@ export class AdsTarget implements PlcTarget {
     await this.#subscriptions.restore(session).catch(() => undefined);
   }
 
-  async #downloaded(session: Session): Promise<void> {
-    this.#metadata.flush(session);
+  /** Explicit target: ads-client then leaves the version (and its download handling) to the notification. */
+  #ownTarget(): { amsNetId: string; adsPort: number } {
+    return { amsNetId: this.#settings.targetNetId, adsPort: this.#settings.targetPort };
+  }
+
+  async #downloaded(session: Session, version: number): Promise<void> {
+    // symbols() may have seen this version first and uploaded it already.
+    if (!this.#metadata.holds(session, version)) this.#metadata.flush(session);
     await this.#subscriptions.symbolVersionChanged(session).catch(() => undefined);
   }
 

@@ -8,8 +8,8 @@ import type { AdsLinkSettings } from './settings.ts';
 export interface LinkHooks {
   /** A connection was established (first or re-established): restore what depends on it. */
   onSession(session: Session): void;
-  /** The PLC program was downloaded again (symbol version changed) on a live connection. */
-  onSymbolVersionChange(session: Session): void;
+  /** The PLC program was downloaded again (symbol version changed to `version`) on a live connection. */
+  onSymbolVersionChange(session: Session, version: number): void;
 }
 
 const noop = (): void => undefined;
@@ -148,7 +148,7 @@ export class AdsLink {
     client.on('connectionLost', () => session.end());
     client.on('plcSymbolVersionChange', (version, previous) => {
       if (previous !== undefined && version !== previous && session.alive) {
-        this.#hooks.onSymbolVersionChange(session);
+        this.#hooks.onSymbolVersionChange(session, version);
       }
     });
     // Without listeners these events are only informational; errors surface through the calls.

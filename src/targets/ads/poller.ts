@@ -70,7 +70,7 @@ export class Poller {
             this.#settings.batchLimits,
           ),
         );
-        const now = new Date();
+        const now = new Date(this.#settings.now());
         entries.forEach((e, i) => {
           const r = results[i];
           if (!r?.ok || !this.#entries.has(e)) return;

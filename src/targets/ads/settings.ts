@@ -14,6 +14,8 @@ export interface AdsTuning {
   /** Shortest polling period for subscriptions beyond the notification budget, ms. */
   pollFloorMs?: number;
   random?: () => number;
+  /** The gateway's clock, for the timestamps of reads and device state (ms since the epoch). */
+  now?: () => number;
 }
 
 export interface AdsLinkSettings {
@@ -34,6 +36,7 @@ export interface AdsLinkSettings {
   pollFloorMs: number;
   maxFileBytes: number;
   random: () => number;
+  now: () => number;
 }
 
 /** The ADS port a client uses when the gateway has its own NetId but no port was configured. */
@@ -68,5 +71,6 @@ export function linkSettings(
     pollFloorMs: tuning.pollFloorMs ?? 50,
     maxFileBytes: config.settings.Files?.MaxBytes ?? 16 * 1024 * 1024,
     random: tuning.random ?? Math.random,
+    now: tuning.now ?? Date.now,
   };
 }

@@ -1,30 +1,119 @@
-// Shared by the symbol, type, variable and method HTTP tests: a program with every value kind, and the factory
-// that puts a PLC target in front of it. Tests reach the PLC only through the target and HTTP; a driver that
-// talks ADS to the same simulated PLC can replace `startTestPlc` and run the same tests.
+// Shared by the symbol, type, device, variable and method HTTP tests: a program with every value kind, and the
+// factory that puts a PLC target in front of it, on either driver: the in-process simulated target, or the ADS
+// target (Mode: Real) talking over loopback TCP to the simulator's ADS server serving the same program.
+// Tests reach the PLC only through the target and HTTP, so each runs its assertions on both drivers.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { AppError, type ErrorCode } from '../../../src/errors.ts';
 import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
+import { createAdsTarget } from '../../../src/targets/ads/index.ts';
 import { SimulatedTarget } from '../../../src/targets/simulated/index.ts';
-import type { PlcTarget } from '../../../src/targets/target.ts';
+import type { ConnectionState, PlcTarget } from '../../../src/targets/target.ts';
+import { testConfig } from '../../helpers/config.ts';
 import { FakeTarget } from '../../helpers/fake-target.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
+import { realSettings, startPlant } from '../../targets/ads/harness.ts';
+
+export type TestDriver = 'simulated' | 'real';
+/** Every HTTP test file runs its suite once per driver. */
+export const testDrivers: readonly TestDriver[] = ['simulated', 'real'];
 
 export interface TestPlc {
+  readonly driver: TestDriver;
   readonly target: PlcTarget;
   /** The simulated PLC behind the target: tests download new programs with `plc.load`. */
   readonly plc: SimulatedPlc;
-  /** The connection drops: operations fail with PLC_UNAVAILABLE. */
-  disconnect(): void;
-  /** The connection is re-established (caches of the old connection are gone). */
-  reconnect(): void;
+  /** The connection drops: resolves once operations fail with PLC_UNAVAILABLE. */
+  disconnect(): Promise<void>;
+  /** The connection is (re-)established: resolves once connected again; caches of the old connection are gone. */
+  reconnect(): Promise<void>;
+  /** Closes the target (and the ADS server of a Real one). */
+  close(): Promise<void>;
 }
 
-/** A connected target over a fresh simulated PLC running `program`. */
-export async function startTestPlc(id: string, program: Program = richProgram()): Promise<TestPlc> {
-  const plc = new SimulatedPlc(program, { clock: () => Date.UTC(2024, 4, 17, 8, 30, 0, 250) });
+/** The PLC clock of the simulated driver and the gateway clock of the Real one: timestamps are predictable. */
+export const testNow = (): number => Date.UTC(2024, 4, 17, 8, 30, 0, 250);
+
+/** A connected target of `driver` over a fresh simulated PLC running `program`. */
+export async function startTestPlc(
+  id: string,
+  driver: TestDriver = 'simulated',
+  program: Program = richProgram(),
+): Promise<TestPlc> {
+  const plc = new SimulatedPlc(program, { clock: testNow });
+  return driver === 'simulated' ? startSimulated(id, plc) : startReal(id, plc);
+}
+
+async function startSimulated(id: string, plc: SimulatedPlc): Promise<TestPlc> {
   const target = new SimulatedTarget(id, id, plc);
   await target.start();
-  return { target, plc, disconnect: () => target.disconnect(), reconnect: () => target.reconnect() };
+  return {
+    driver: 'simulated',
+    target,
+    plc,
+    disconnect: () => Promise.resolve(target.disconnect()),
+    reconnect: () => Promise.resolve(target.reconnect()),
+    close: () => target.close(),
+  };
+}
+
+// Short reconnect backoff so a restarted server is found quickly; timeouts generous for a busy machine.
+const realTuning = { backoff: { baseMs: 10, capMs: 100 }, now: testNow };
+
+async function startReal(id: string, plc: SimulatedPlc): Promise<TestPlc> {
+  const plant = await startPlant(plc);
+  const config = testConfig({ AmsRouter: { NetId: '127.0.0.1.1.20', LocalAdsPort: 32750 } });
+  const settings = realSettings(plant.port, { DisplayName: id, TimeoutMs: 3000 });
+  const target = createAdsTarget(id, settings, { config }, realTuning);
+  await target.start();
+  await stateChange(target, (s) => s === 'Connected', 'connect');
+  let running = true;
+  const disconnect = async (): Promise<void> => {
+    if (!running) return;
+    const lost = stateChange(target, (s) => s !== 'Connected', 'notice the dropped connection');
+    await plant.stop();
+    running = false;
+    await lost;
+  };
+  return {
+    driver: 'real',
+    target,
+    plc,
+    disconnect,
+    reconnect: async () => {
+      await disconnect();
+      const connected = stateChange(target, (s) => s === 'Connected', 'reconnect');
+      await plant.restart();
+      running = true;
+      await connected;
+    },
+    close: async () => {
+      await target.close();
+      if (running) await plant.stop();
+      running = false;
+    },
+  };
+}
+
+/** Resolves when the target's state satisfies `want` (at once if it does already); fails after a bound. */
+function stateChange(
+  target: PlcTarget,
+  want: (state: ConnectionState) => boolean,
+  what: string,
+  limitMs = 10_000,
+): Promise<void> {
+  if (want(target.connectionState())) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`the target did not ${what} within ${limitMs} ms (is ${target.connectionState()})`));
+    }, limitMs);
+    const off = target.onConnectionState((state) => {
+      if (!want(state)) return;
+      clearTimeout(timer);
+      off();
+      resolve();
+    });
+  });
 }
 
 /** Types used by the rich program; `enumMembers` is the E_Mode declaration tests compare against. */

@@ -221,6 +221,18 @@ describe('symbol entries and catalog', () => {
     assert.equal(info.readUInt32LE(28), 65001);
   });
 
+  it('uploads declared types no symbol uses when given the declarations, as TwinCAT does', () => {
+    const b = new ProgramBuilder();
+    b.enum('E_Unused', [{ name: 'eA', value: 2 }], 'USINT');
+    b.struct('ST_Used', [{ name: 'n', type: 'INT' }]);
+    b.symbol('MAIN.st', 'ST_Used');
+    const small = b.build();
+    assert.deepEqual([...buildSymbolCatalog(small.symbols).dataTypes.keys()], ['ST_USED']);
+    const all = buildSymbolCatalog(small.symbols, small.types.declaredTypes());
+    assert.deepEqual([...all.dataTypes.keys()], ['ST_USED', 'E_UNUSED']);
+    assert.equal(all.dataTypeCount, 2);
+  });
+
   it('encodes handle info', () => {
     const b = encodeHandleInfo(7, 81, 'STRING(80)');
     assert.equal(b.readUInt32LE(0), 7);

@@ -31,14 +31,24 @@ function visit(type: PlcType, found: Map<string, PlcType>): void {
   }
 }
 
-/** Every struct, function block, enum and array type the symbols reach, each once. */
-export function collectDataTypes(symbols: readonly SymbolDef[]): PlcType[] {
+/**
+ * Every struct, function block, enum and array type the symbols reach, then the `declared` types no symbol
+ * uses (TwinCAT uploads every data type of the project, not only the instantiated ones), each once.
+ */
+export function collectDataTypes(
+  symbols: readonly SymbolDef[],
+  declared: readonly PlcType[] = [],
+): PlcType[] {
   const found = new Map<string, PlcType>();
   for (const s of symbols) visit(s.type, found);
+  for (const t of declared) visit(t, found);
   return [...found.values()];
 }
 
-export function buildSymbolCatalog(symbols: readonly SymbolDef[]): SymbolCatalog {
+export function buildSymbolCatalog(
+  symbols: readonly SymbolDef[],
+  declared: readonly PlcType[] = [],
+): SymbolCatalog {
   const symbolEntries = symbols.map((s) =>
     encodeSymbolEntry({
       name: s.name,
@@ -49,7 +59,8 @@ export function buildSymbolCatalog(symbols: readonly SymbolDef[]): SymbolCatalog
     }),
   );
   const dataTypes = new Map<string, Buffer>();
-  for (const type of collectDataTypes(symbols)) dataTypes.set(typeKey(type.name), encodeDataTypeEntry(type));
+  for (const type of collectDataTypes(symbols, declared))
+    dataTypes.set(typeKey(type.name), encodeDataTypeEntry(type));
   return {
     symbolUpload: Buffer.concat(symbolEntries),
     symbolCount: symbolEntries.length,
