@@ -120,8 +120,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { program?: Program; tickMs?: number } = {}): Promise<Harness> {
-  const plc = new SimulatedPlc(options.program ?? buildProgram());
+export async function startHarness(
+  options: { program?: Program; plc?: SimulatedPlc; tickMs?: number } = {},
+): Promise<Harness> {
+  const plc = options.plc ?? new SimulatedPlc(options.program ?? buildProgram());
   const server = createAdsServer({
     plc,
     port: 0,
