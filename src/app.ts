@@ -17,7 +17,7 @@ import { createTokenVerifier } from './guards/auth/token-verifier.ts';
 import { installGuards } from './guards/install-guards.ts';
 import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
-import { frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
 import type { FeatureContext } from './http/feature-context.ts';
 import { loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
@@ -52,9 +52,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     // Long enough that any plcId reaches the PLC lookup (and its 404) instead of the router.
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
   // JSON only; areas that take other bodies register their own parser.
   app.removeContentTypeParser('text/plain');
+  // An empty body under a JSON content type is no body, as many clients send on bodiless POSTs; routes that
+  // need a body still answer 400 from their schema.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') done(null, undefined);
+    else void parseJson(request, text, done);
+  });
 
   const limits = createRateLimits(settings.RateLimiting, now);
 

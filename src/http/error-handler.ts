@@ -1,5 +1,8 @@
 // Renders every failure as the envelope: AppError as cataloged, fastify's own errors mapped to catalog codes,
-// anything else as 500 INTERNAL_ERROR with the details only in the log. Also the 404/405 handler.
+// anything else as 500 INTERNAL_ERROR with the details only in the log. Also the 404/405 handler and the
+// answer to requests Node cannot parse.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorCatalog, isAppError, type ErrorCode } from '../errors.ts';
 import { failure } from './envelope.ts';
@@ -65,6 +68,30 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
     .headers(rendered.headers)
     .type('application/json; charset=utf-8')
     .send(failure(rendered.code, rendered.message));
+}
+
+// HTTP-level failures Node reports before a request exists; the status stays the protocol's own.
+const clientErrors: Readonly<Record<string, { status: number; message: string }>> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'The request line or headers are too large.' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time.' },
+};
+
+/**
+ * For fastify's `clientErrorHandler` option: a request Node could not parse (headers too large, malformed
+ * HTTP, timeout) still gets the envelope, written to the socket before it is closed.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = err.code === undefined ? undefined : clientErrors[err.code];
+  const { status, message } = known ?? { status: 400, message: 'The request is not valid HTTP.' };
+  const body = JSON.stringify(failure('VALIDATION_ERROR', message));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 /** For fastify's `frameworkErrors` option: errors raised before routing (bad URL encoding, overlong parameter). */

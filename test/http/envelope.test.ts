@@ -1,6 +1,8 @@
-// The envelope on every outcome: success, 404, 405, malformed JSON, 415, 413, validation, 500 without leaks.
+// The envelope on every outcome: success, 404, 405, malformed JSON, 415, 413, validation, 500 without leaks,
+// and requests Node itself refuses (oversized headers, malformed HTTP) on a real socket.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { buildTestApp } from '../helpers/app.ts';
@@ -20,6 +22,10 @@ before(async () => {
         { schema: { body: Type.Object({ value: Type.Integer() }) }, config: { policy: 'ReadAccess' } },
         (request) => ({ data: request.body, error: null }),
       );
+      a.post('/api/test/action', { config: { policy: 'ReadAccess' } }, (request) => ({
+        data: { body: request.body ?? null },
+        error: null,
+      }));
       a.get(
         '/api/test/cycles',
         { schema: { querystring: Type.Object({ cycles: Type.Integer({ minimum: 1, maximum: 100000 }) }) } },
@@ -87,6 +93,32 @@ describe('envelope', () => {
     });
     assert.equal(res.statusCode, 400);
     assertErrorEnvelope(res.json(), 'VALIDATION_ERROR');
+  });
+
+  test('empty body under a JSON content type is no body: a bodiless POST answers 200', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/test/action',
+      headers: { ...auth, 'content-type': 'application/json' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json(), { data: { body: null }, error: null });
+    // A body that is there is still parsed, and prototype keys are still refused.
+    const sent = await app.inject({
+      method: 'POST',
+      url: '/api/test/action',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"a":1}',
+    });
+    assert.deepEqual(sent.json(), { data: { body: { a: 1 } }, error: null });
+    const poisoned = await app.inject({
+      method: 'POST',
+      url: '/api/test/action',
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"__proto__":{"a":1}}',
+    });
+    assert.equal(poisoned.statusCode, 400);
+    assertErrorEnvelope(poisoned.json(), 'VALIDATION_ERROR');
   });
 
   test('unsupported content type: 415 UNSUPPORTED_MEDIA_TYPE (text/plain included)', async () => {
@@ -164,5 +196,47 @@ describe('envelope', () => {
     const res = await app.inject({ url: '/api/plcs/%E0%A4%A/status', headers: auth });
     assert.equal(res.statusCode, 400);
     assertErrorEnvelope(res.json(), 'VALIDATION_ERROR');
+  });
+});
+
+describe('requests Node refuses before routing', () => {
+  let port: number;
+  before(async () => {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    port = typeof address === 'object' && address !== null ? address.port : 0;
+  });
+
+  /** Sends raw bytes and resolves with everything the server answers before it closes the socket. */
+  function rawExchange(request: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  function parse(answer: string): { status: number; headers: string; body: unknown } {
+    const split = answer.indexOf('\r\n\r\n');
+    const head = answer.slice(0, split);
+    return { status: Number(head.split(' ')[1]), headers: head, body: JSON.parse(answer.slice(split + 4)) };
+  }
+
+  test('headers over the limit: 431 in the envelope', async () => {
+    const answer = parse(
+      await rawExchange(`GET /api/plcs HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(20_000)}\r\n\r\n`),
+    );
+    assert.equal(answer.status, 431);
+    assert.match(answer.headers, /content-type: application\/json/i);
+    assertErrorEnvelope(answer.body, 'VALIDATION_ERROR');
+  });
+
+  test('malformed HTTP: 400 in the envelope', async () => {
+    const answer = parse(await rawExchange('GET /api/plcs HTTP/1.1\r\nHost x\r\n\r\n'));
+    assert.equal(answer.status, 400);
+    assertErrorEnvelope(answer.body, 'VALIDATION_ERROR');
   });
 });
