@@ -19,6 +19,11 @@ import { HandleTable } from './symbol-service.ts';
 
 /** Requests a client may pipeline while an asynchronous (file) request is in progress. */
 const MAX_QUEUED_REQUESTS = 10_000;
+/**
+ * Unsent response bytes above which no further request is answered (and the socket is not read) until
+ * the client has taken them: a client that sends requests but never reads cannot grow our memory.
+ */
+const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 
 export interface ConnectionHost {
   dispatcher: Dispatcher;
@@ -37,6 +42,7 @@ export class AdsConnection implements ClientSession {
   readonly files: FileHandleTable;
   #closed = false;
   #busy = false;
+  #waitingForDrain = false;
   #queue: AmsPacket[] = [];
   readonly #splitter: FrameSplitter;
   /** Set when the client registered a port through the router commands. */
@@ -135,6 +141,17 @@ export class AdsConnection implements ClientSession {
     this.#drain();
   }
 
+  #waitForDrain(): void {
+    this.#waitingForDrain = true;
+    this.socket.pause();
+    this.socket.once('drain', () => {
+      this.#waitingForDrain = false;
+      if (this.#closed) return;
+      this.socket.resume();
+      this.#drain();
+    });
+  }
+
   #addressFrame(command: number, address: AmsAddress): Buffer {
     const payload = Buffer.alloc(8);
     parseNetId(address.netId).copy(payload, 0);
@@ -144,7 +161,11 @@ export class AdsConnection implements ClientSession {
 
   /** Requests are answered in arrival order; a file request (asynchronous) holds the ones behind it. */
   #drain(): void {
-    while (!this.#busy && !this.#closed) {
+    while (!this.#busy && !this.#closed && !this.#waitingForDrain) {
+      if (this.socket.writableLength > MAX_UNSENT_BYTES) {
+        this.#waitForDrain();
+        return;
+      }
       const packet = this.#queue.shift();
       if (!packet) return;
       this.requests++;

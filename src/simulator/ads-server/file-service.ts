@@ -61,12 +61,33 @@ export function toStorePath(name: string): string {
     .replace(/\/{2,}/g, '/');
 }
 
-function globToRegExp(glob: string): RegExp {
-  const body = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`, 'i');
+/**
+ * `*` and `?` wildcards, case-insensitive, in O(name x pattern) time: a regular expression with many
+ * `.*` backtracks exponentially on a long name, and a client chooses both the pattern and the names.
+ */
+export function globMatches(glob: string, name: string): boolean {
+  const p = glob.toLowerCase();
+  const n = name.toLowerCase();
+  let pi = 0;
+  let ni = 0;
+  let star = -1;
+  let resume = 0;
+  while (ni < n.length) {
+    if (pi < p.length && (p[pi] === '?' || p[pi] === n[ni])) {
+      pi++;
+      ni++;
+    } else if (pi < p.length && p[pi] === '*') {
+      star = pi++;
+      resume = ni;
+    } else if (star >= 0) {
+      pi = star + 1;
+      ni = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p[pi] === '*') pi++;
+  return pi === p.length;
 }
 
 function u32(value: number): Buffer {
@@ -199,7 +220,7 @@ export class FileService {
     const last = slash < 0 ? path : path.slice(slash + 1);
     const listing = await storeCall(() => this.store.list(dir));
     const matches = /[*?]/.test(last)
-      ? listing.filter((e) => globToRegExp(last).test(e.name))
+      ? listing.filter((e) => globMatches(last, e.name))
       : listing.filter((e) => e.name.toLowerCase() === last.toLowerCase());
     const entries = matches.map((e) => ({
       name: e.name,

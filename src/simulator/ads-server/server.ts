@@ -46,6 +46,8 @@ export interface AdsClientStats {
   remote: string;
   amsAddress: string | undefined;
   requests: number;
+  /** Response and notification bytes written but not yet taken by the client. */
+  unsentBytes: number;
   handles: number;
   notifications: NotificationCounters;
 }
@@ -179,6 +181,7 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
           remote: c.remote,
           amsAddress: c.assigned ? `${c.assigned.netId}:${c.assigned.port}` : undefined,
           requests: c.requests,
+          unsentBytes: c.bufferedBytes,
           handles: c.handles.size,
           notifications: hub.counters(c),
         })),

@@ -26,8 +26,8 @@ export function brakingVelocity(units: number): number {
  * vmax (a lower vmax clamps a faster axis at once) and follows the discrete braking curve, so a move
  * started at rest lands exactly on the target without overshoot and stops (velocity 0) the scan after.
  * Only a target moved behind a fast axis overshoots, as a real axis would, and then comes back. A disabled
- * axis, or one whose vmax, amax or target is not usable, holds still with velocity 0. The position never
- * leaves [min, max]. Semi-implicit Euler: velocity first, then position with the new velocity.
+ * axis, or one whose vmax, amax, target or position is not usable, holds still with velocity 0. The
+ * position never leaves [min, max] and never becomes NaN, whatever finite or infinite limits are written. Semi-implicit Euler: velocity first, then position with the new velocity.
  */
 export function stepAxis(
   position: number,
@@ -41,21 +41,27 @@ export function stepAxis(
   dt: number,
   out: AxisMotion,
 ): void {
-  if (!enabled || !(vmax > 0) || !(amax > 0) || !(dt > 0) || Number.isNaN(target) || !(min <= max)) {
+  const adt = amax * dt;
+  if (!enabled || !(vmax > 0) || !(adt > 0) || !(dt > 0) || !(min <= max) || !Number.isFinite(position)) {
     out.position = position;
     out.velocity = 0;
     return;
   }
   const goal = target < min ? min : target > max ? max : target;
+  if (!Number.isFinite(goal)) {
+    out.position = position;
+    out.velocity = 0;
+    return;
+  }
   const d = goal - position;
   if (d === 0 && (velocity === 0 || (velocity < 0 ? -velocity : velocity) <= amax * dt * (1 + 1e-9))) {
     out.position = position;
     out.velocity = 0;
     return;
   }
-  const adt = amax * dt;
+  // Distances too large for the braking curve (or limits at infinity) come out NaN: then vmax rules.
   let allowed = brakingVelocity((d < 0 ? -d : d) / (adt * dt)) * adt;
-  if (allowed > vmax) allowed = vmax;
+  if (!(allowed <= vmax)) allowed = vmax;
   let v = d >= 0 ? allowed : -allowed;
   if (v > velocity + adt) v = velocity + adt;
   else if (v < velocity - adt) v = velocity - adt;

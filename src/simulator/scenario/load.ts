@@ -6,6 +6,8 @@ import type { ScenarioDefinition } from './schema.ts';
 import { formatProblem, validateScenario, type ScenarioProblem } from './validate.ts';
 
 export const scenarioFileName = 'machine.yaml';
+const maxScenarioBytes = 4 * 1024 * 1024;
+const maxYamlErrors = 10;
 
 /** A scenario that cannot be used; `problems` lists every reason, each located by JSON Pointer. */
 export class ScenarioError extends Error {
@@ -25,6 +27,12 @@ async function readDocument(dir: string): Promise<ReadOutcome> {
   if (!info) return fail(`scenario directory ${dir} does not exist`);
   if (!info.isDirectory()) return fail(`scenario path ${dir} is not a directory`);
   const file = join(dir, scenarioFileName);
+  const fileInfo = await stat(file).catch(() => null);
+  // A FIFO or device would block the read forever; a huge file is no scenario.
+  if (fileInfo && !fileInfo.isFile()) return fail(`${scenarioFileName} is not a regular file`);
+  if (fileInfo && fileInfo.size > maxScenarioBytes) {
+    return fail(`${scenarioFileName} is larger than ${maxScenarioBytes} bytes`);
+  }
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -34,19 +42,28 @@ async function readDocument(dir: string): Promise<ReadOutcome> {
   if (text.trim() === '') return fail(`${scenarioFileName} is empty`);
   const parsed = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
   if (parsed.errors.length > 0) {
-    return {
-      ok: false,
-      problems: parsed.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        const where = pos ? `line ${pos.line}, column ${pos.col}: ` : '';
-        return {
-          pointer: '',
-          message: `${scenarioFileName} is not valid YAML: ${where}${firstLine(e.message)}`,
-        };
-      }),
-    };
+    // Very deep nesting yields one error per level: the first few locate the problem.
+    const shown = parsed.errors.slice(0, maxYamlErrors).map((e) => {
+      const pos = e.linePos?.[0];
+      const where = pos ? `line ${pos.line}, column ${pos.col}: ` : '';
+      return {
+        pointer: '',
+        message: `${scenarioFileName} is not valid YAML: ${where}${firstLine(e.message)}`,
+      };
+    });
+    const more = parsed.errors.length - shown.length;
+    if (more > 0) shown.push({ pointer: '', message: `${scenarioFileName}: ${more} more YAML errors` });
+    return { ok: false, problems: shown };
   }
-  const doc: unknown = parsed.toJS();
+  let doc: unknown;
+  try {
+    // The yaml library refuses alias expansion bombs by throwing (maxAliasCount).
+    doc = parsed.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    return fail(
+      `${scenarioFileName} cannot be expanded: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
     return fail(`${scenarioFileName} must be a YAML mapping of scenario keys`);
   }

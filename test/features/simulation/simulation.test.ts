@@ -323,6 +323,31 @@ describe('simulation routes: reset and commands', () => {
     assert.equal(await read('line', 'GVL_HMI.aAxes[2].rPosition'), -4);
   });
 
+  test('extreme but finite limits written through the target never make an axis NaN', async () => {
+    await ok('line', 'reset');
+    await target('line').writeMany([
+      { symbol: 'GVL_HMI.aAxes[1].rMin', value: -1.7e308 },
+      { symbol: 'GVL_HMI.aAxes[1].rMax', value: 1.7e308 },
+      { symbol: 'GVL_HMI.aAxes[1].rPosition', value: -1.7e308 },
+      { symbol: 'GVL_HMI.aAxes[1].rTargetPos', value: 1.7e308 },
+      { symbol: 'GVL_HMI.aAxes[2].rAmax', value: 5e-324 },
+      { symbol: 'GVL_HMI.aAxes[2].rTargetPos', value: 5 },
+    ]);
+    await ok('line', 'step', '?cycles=10');
+    const axes = (await read('line', 'GVL_HMI.aAxes')) as Array<Record<string, number>>;
+    for (const a of axes.slice(0, 2)) {
+      assert.ok(Number.isFinite(a.rPosition) && Number.isFinite(a.rVelocity), JSON.stringify(a));
+    }
+    // Back to sane limits, the axis moves again from wherever it is.
+    await target('line').writeMany([
+      { symbol: 'GVL_HMI.aAxes[1].rMin', value: 0 },
+      { symbol: 'GVL_HMI.aAxes[1].rMax', value: 100 },
+      { symbol: 'GVL_HMI.aAxes[1].rTargetPos', value: 40 },
+    ]);
+    await ok('line', 'step', '?cycles=200');
+    assert.equal(await read('line', 'GVL_HMI.aAxes[1].rPosition'), 40);
+  });
+
   test('deterministic: two targets with the same scenario and commands end equal', async () => {
     const runs = [];
     for (const id of ['line', 'twin']) {

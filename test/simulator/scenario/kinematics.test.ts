@@ -97,6 +97,28 @@ describe('stepAxis', () => {
     });
   }
 
+  // Limits a client can write (finite ones through the variables API, any through ADS) never make the
+  // axis NaN: [position, velocity, target, min, max, vmax, amax] -> finite after 100 scans, or held.
+  const extremes: Array<[string, [number, number, number, number, number, number, number], number]> = [
+    ['a range wider than the largest double', [-1.7e308, 0, 1.7e308, -1.7e308, 1.7e308, 100, 100], NaN],
+    ['an amax so small amax*dt underflows', [0, 0, 50, 0, 100, 10, 5e-324], 0],
+    ['an infinite amax', [0, 0, 50, 0, 100, 10, Infinity], 50],
+    ['infinite vmax and amax', [0, 0, 50, 0, 100, Infinity, Infinity], 50],
+    ['an infinite target with infinite limits', [0, 0, Infinity, -Infinity, Infinity, 10, 10], 0],
+    ['a NaN position', [NaN, 0, 50, 0, 100, 10, 10], NaN],
+  ];
+  for (const [name, [p, v, target, min, max, vmax, amax], settles] of extremes) {
+    test(`never goes NaN: ${name}`, () => {
+      const out = { position: p, velocity: v };
+      for (let i = 0; i < 100; i++) {
+        stepAxis(out.position, out.velocity, target, min, max, vmax, amax, true, 0.1, out);
+        assert.ok(!Number.isNaN(out.velocity), `velocity NaN in scan ${i + 1}`);
+        if (!Number.isNaN(p)) assert.ok(Number.isFinite(out.position), `position ${out.position}`);
+      }
+      if (!Number.isNaN(settles)) assert.deepEqual(out, { position: settles, velocity: 0 });
+    });
+  }
+
   test('a target beyond the limits stops at the limit', () => {
     const r = run({ from: 0, to: 500, vmax: 50, amax: 100, dt: 0.1 }, [0, 100]);
     assert.equal(r.position, 100);

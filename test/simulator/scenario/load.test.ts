@@ -2,6 +2,7 @@
 // command and the simulated driver turning problems into start-up errors.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,35 @@ describe('plc-gateway scenario validate', () => {
     const c = capture({ cwd: tmpdir() });
     assert.equal(await runCli(['scenario', 'validate', dir], c.io), 1);
     assert.equal(c.out(), '/colour: is not a known key\n/scanMs: must be <= 1000\n');
+  });
+
+  test('hostile YAML is a listed problem, never a crash: alias bomb, deep nesting, huge file, FIFO', async () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (const [prev, next] of ['ab', 'bc', 'cd', 'de', 'ef', 'fg']) {
+      levels.push(`${next}: &${next} [${Array(10).fill(`*${prev}`).join(', ')}]`);
+    }
+    const bomb = writeScenario(`contract: gvl-hmi/1\nroot: G\n${levels.join('\n')}\n`);
+    const c = capture({ cwd: tmpdir() });
+    assert.equal(await runCli(['scenario', 'validate', bomb], c.io), 1);
+    assert.equal(c.err(), '');
+    assert.equal(
+      c.out(),
+      'machine.yaml cannot be expanded: Excessive alias count indicates a resource exhaustion attack\n',
+    );
+    await assert.rejects(loadScenario(bomb), ScenarioError);
+
+    const deep = await messages(
+      writeScenario(`contract: gvl-hmi/1\nx: ${'['.repeat(5000)}${']'.repeat(5000)}\n`),
+    );
+    assert.equal(deep.length, 11);
+    assert.match(deep[10] ?? '', /^machine\.yaml: \d+ more YAML errors$/);
+
+    const huge = writeScenario(`contract: gvl-hmi/1\nroot: G\n#${'x'.repeat(5 * 1024 * 1024)}\n`);
+    assert.deepEqual(await messages(huge), ['machine.yaml is larger than 4194304 bytes']);
+
+    const fifoDir = mkdtempSync(join(tmpdir(), 'scenario-'));
+    execFileSync('mkfifo', [join(fifoDir, 'machine.yaml')]);
+    assert.deepEqual(await messages(fifoDir), ['machine.yaml is not a regular file']);
   });
 
   test('a missing DIR is a usage error', async () => {

@@ -90,25 +90,45 @@ export function decodeAmsPacket(payload: Buffer): AmsPacket {
  */
 export class FrameSplitter {
   private pending: Buffer = Buffer.alloc(0);
+  /** Chunks received after `pending` while a frame is incomplete, joined once it can be complete. */
+  private later: Buffer[] = [];
+  private laterBytes = 0;
+  /** Bytes `pending` must reach before another frame can be cut. */
+  private needed = AMS_TCP_HEADER_LENGTH;
 
   constructor(private readonly maxFrameBytes: number) {}
 
   /** Bytes received but not yet part of a complete frame. */
   get buffered(): number {
-    return this.pending.length;
+    return this.pending.length + this.laterBytes;
   }
 
   push(chunk: Buffer): AmsTcpFrame[] {
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
+    // A large frame arriving in small chunks is joined once, not copied again on every chunk.
+    if (this.pending.length + this.laterBytes + chunk.length < this.needed) {
+      this.later.push(chunk);
+      this.laterBytes += chunk.length;
+      return [];
+    }
+    this.pending =
+      this.pending.length === 0 && this.later.length === 0
+        ? chunk
+        : Buffer.concat([this.pending, ...this.later, chunk]);
+    this.later = [];
+    this.laterBytes = 0;
     const frames: AmsTcpFrame[] = [];
     let offset = 0;
+    this.needed = AMS_TCP_HEADER_LENGTH;
     while (this.pending.length - offset >= AMS_TCP_HEADER_LENGTH) {
       const length = this.pending.readUInt32LE(offset + 2);
       if (length > this.maxFrameBytes) {
         throw new FrameError(`AMS/TCP frame of ${length} bytes exceeds the limit of ${this.maxFrameBytes}`);
       }
       const end = offset + AMS_TCP_HEADER_LENGTH + length;
-      if (end > this.pending.length) break;
+      if (end > this.pending.length) {
+        this.needed = AMS_TCP_HEADER_LENGTH + length;
+        break;
+      }
       frames.push({
         command: this.pending.readUInt16LE(offset),
         payload: this.pending.subarray(offset + AMS_TCP_HEADER_LENGTH, end),
