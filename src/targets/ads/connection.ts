@@ -26,6 +26,8 @@ export class AdsLink {
   #closed = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
+  /** Abandons the connection attempt in flight, so close() need not wait for its timeouts. */
+  #abort: (() => void) | undefined;
 
   constructor(settings: AdsLinkSettings, hooks: LinkHooks) {
     this.#settings = settings;
@@ -78,6 +80,7 @@ export class AdsLink {
     if (this.#closed) return;
     this.#closed = true;
     this.#wake?.();
+    this.#abort?.();
     const session = this.session;
     if (session) {
       await withTimeout(beforeDisconnect(session), this.#settings.timeoutMs * 2).catch(noop);
@@ -109,7 +112,7 @@ export class AdsLink {
         session.end();
         break;
       }
-      failures = 0;
+      const connectedAt = Date.now();
       this.#session = session;
       this.#setState('Connected');
       firstAttemptDone();
@@ -120,7 +123,9 @@ export class AdsLink {
       await session.client.disconnect(true).catch(noop);
       session.client.removeAllListeners();
       this.#setState('Disconnected');
-      await this.#sleep(backoffDelay(0, this.#settings.backoff, this.#settings.random));
+      // Only a connection that held counts as recovered: one dropped right after connecting keeps backing off.
+      if (Date.now() - connectedAt >= this.#settings.backoff.capMs) failures = 0;
+      await this.#sleep(backoffDelay(failures++, this.#settings.backoff, this.#settings.random));
     }
     this.#session = undefined;
   }
@@ -156,15 +161,21 @@ export class AdsLink {
     client.on('warning', noop);
     const connecting = client.connect();
     connecting.catch(noop);
+    const aborted = new Promise<never>((_, reject) => {
+      this.#abort = () => reject(new Error('closed while connecting'));
+    });
+    aborted.catch(noop);
     try {
       // Connecting takes a few requests (system state, device info, upload info, symbol version).
-      await withTimeout(connecting, s.timeoutMs * 4);
+      await withTimeout(Promise.race([connecting, aborted]), s.timeoutMs * 4);
       return session;
     } catch (err) {
       session.end();
       await client.disconnect(true).catch(noop);
       client.removeAllListeners();
       throw err;
+    } finally {
+      this.#abort = undefined;
     }
   }
 

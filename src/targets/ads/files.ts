@@ -75,7 +75,13 @@ export class AdsFiles implements PlcFiles {
         await writeWhole(client, name, content, path);
         return;
       }
-      await writeWhole(client, temp, content, path);
+      try {
+        await writeWhole(client, temp, content, path);
+      } catch (err) {
+        // A partly written temporary file must not stay behind on the PLC.
+        await remove(client, temp);
+        throw err;
+      }
       try {
         await rename(client, temp, name);
         link.renameSupported = true;

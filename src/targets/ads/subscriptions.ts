@@ -42,6 +42,8 @@ export interface Entry {
   /** A notification that arrived before the AddNotification answer was processed. */
   early: { handle: number; data: Buffer; timestamp: Date } | undefined;
   last: { data: Buffer; event: Omit<ChangeEvent, 'symbol'> } | undefined;
+  /** The first bind, while subscribe() waits for it. */
+  binding: Promise<void> | undefined;
 }
 
 export class SubscriptionManager {
@@ -77,6 +79,11 @@ export class SubscriptionManager {
     const key = address.path.toUpperCase();
     const listener: Listener = { path, options, open: true };
     const cycleMs = Math.max(0, Math.round(options.cycleTimeMs));
+    // Joining a notification still being created: wait for its outcome, or a failed first bind would
+    // leave this subscriber on an entry nobody restores.
+    for (let pending = this.#entries.get(key)?.binding; pending; pending = this.#entries.get(key)?.binding) {
+      await pending.catch(() => undefined);
+    }
     let entry = this.#entries.get(key);
     if (!entry) {
       entry = {
@@ -90,13 +97,19 @@ export class SubscriptionManager {
         generation: 0,
         early: undefined,
         last: undefined,
+        binding: undefined,
       };
       this.#entries.set(key, entry);
+      const created = entry;
+      const binding = this.#bind(created, session);
+      created.binding = binding;
       try {
-        await this.#bind(entry, session);
+        await binding;
       } catch (err) {
-        this.#entries.delete(key);
+        if (this.#entries.get(key) === created) this.#entries.delete(key);
         throw err;
+      } finally {
+        created.binding = undefined;
       }
     } else {
       entry.listeners.add(listener);

@@ -88,9 +88,16 @@ export async function startPlant(plc = new SimulatedPlc(program()), port = 0): P
 
 export type ProxyMode = 'pass' | 'mute' | 'cut-next-answer';
 
-/** A TCP proxy that forwards, swallows everything (mute) or closes in the middle of the next answer. */
+/** Picks ADS requests the proxy answers itself with an error code instead of forwarding them. */
+export type RequestFault = (request: { command: number; indexGroup: number }) => number | undefined;
+
+/**
+ * A TCP proxy that forwards, swallows everything (mute) or closes in the middle of the next answer;
+ * `fault` fails chosen ADS requests with an ADS error code, `dropAll()` cuts every connection.
+ */
 export class FaultProxy {
   mode: ProxyMode = 'pass';
+  fault: RequestFault | undefined;
   readonly #upstream: number;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
@@ -106,8 +113,12 @@ export class FaultProxy {
   }
 
   async close(): Promise<void> {
-    for (const s of this.#sockets) s.destroy();
+    this.dropAll();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+
+  dropAll(): void {
+    for (const s of this.#sockets) s.destroy();
   }
 
   #accept(client: Socket): void {
@@ -117,8 +128,19 @@ export class FaultProxy {
       client.destroy();
       up.destroy();
     };
+    let pending = Buffer.alloc(0);
     client.on('data', (d) => {
-      if (this.mode !== 'mute') up.write(d);
+      if (this.mode === 'mute') return;
+      pending = Buffer.concat([pending, d]);
+      // Whole AMS/TCP frames only: 6-byte header whose u32 at offset 2 is the length of what follows.
+      while (pending.length >= 6 && pending.length >= 6 + pending.readUInt32LE(2)) {
+        const size = 6 + pending.readUInt32LE(2);
+        const frame = pending.subarray(0, size);
+        pending = pending.subarray(size);
+        const answer = this.#faultAnswer(frame);
+        if (answer) client.write(answer);
+        else up.write(frame);
+      }
     });
     up.on('data', (d) => {
       if (this.mode === 'mute') return;
@@ -136,6 +158,30 @@ export class FaultProxy {
         drop();
       });
     }
+  }
+
+  /** The error answer to an ADS request `fault` picks (Read, Write or ReadWrite by index group). */
+  #faultAnswer(frame: Buffer): Buffer | undefined {
+    if (!this.fault || frame.length < 38 || frame.readUInt16LE(0) !== 0) return undefined;
+    const ams = frame.subarray(6);
+    const command = ams.readUInt16LE(16);
+    if (![2, 3, 9].includes(command) || ams.length < 36) return undefined;
+    const code = this.fault({ command, indexGroup: ams.readUInt32LE(32) });
+    if (code === undefined) return undefined;
+    // Read and ReadWrite answers carry result + length, Write answers the result alone.
+    const data = Buffer.alloc(command === 3 ? 4 : 8);
+    data.writeUInt32LE(code, 0);
+    const header = Buffer.alloc(32);
+    ams.copy(header, 0, 8, 16); // the request's source becomes the target
+    ams.copy(header, 8, 0, 8);
+    header.writeUInt16LE(command, 16);
+    header.writeUInt16LE(0x0005, 18);
+    header.writeUInt32LE(data.length, 20);
+    header.writeUInt32LE(0, 24);
+    header.writeUInt32LE(ams.readUInt32LE(28), 28);
+    const tcp = Buffer.alloc(6);
+    tcp.writeUInt32LE(32 + data.length, 2);
+    return Buffer.concat([tcp, header, data]);
   }
 }
 
