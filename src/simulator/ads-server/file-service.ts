@@ -1,11 +1,16 @@
-// File services of the system service port (FOPEN, FCLOSE, FREAD, FWRITE, FDELETE, FFILEFIND) over
+// File services of the system service port (FOPEN, FCLOSE, FREAD, FWRITE, FDELETE, FRENAME, FFILEFIND) over
 // the engine's file store. Open files are buffered per client and stored on close.
 
 import type { FileStore } from '../engine/file-store.ts';
 import { isAppError } from '../../errors.ts';
 import { IndexGroup } from './protocol/constants.ts';
 import { AdsError, AdsErrorCode } from './protocol/errors.ts';
-import { decodeFileName, encodeFindRecord, FileOpenMode } from './protocol/file-records.ts';
+import {
+  decodeFileName,
+  decodeFileNamePair,
+  encodeFindRecord,
+  FileOpenMode,
+} from './protocol/file-records.ts';
 import type { ClientSession } from './session.ts';
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -117,6 +122,7 @@ export class FileService {
       ig === IndexGroup.FileRead ||
       ig === IndexGroup.FileWrite ||
       ig === IndexGroup.FileDelete ||
+      ig === IndexGroup.FileRename ||
       ig === IndexGroup.FileFind
     );
   }
@@ -150,6 +156,11 @@ export class FileService {
       case IndexGroup.FileDelete:
         await storeCall(() => this.store.remove(toStorePath(decodeFileName(data))));
         return Buffer.alloc(0);
+      case IndexGroup.FileRename: {
+        const [from, to] = decodeFileNamePair(data);
+        await storeCall(() => this.store.rename(toStorePath(from), toStorePath(to)));
+        return Buffer.alloc(0);
+      }
       case IndexGroup.FileFind:
         return data.length > 0 ? this.#findFirst(decodeFileName(data), table) : this.#findNext(io, table);
       default:

@@ -11,6 +11,8 @@ export interface FileStore {
   list(dir: string): Promise<FileEntry[]>;
   /** Deletes a file or an empty folder. */
   remove(path: string): Promise<void>;
+  /** Moves a file, atomically replacing a file at `to`; missing parent folders of `to` are created. */
+  rename(from: string, to: string): Promise<void>;
 }
 
 /**
@@ -76,18 +78,8 @@ export class MemoryFileStore implements FileStore {
     return settle(() => {
       const segments = splitFilePath(path);
       const name = segments.pop() ?? '';
-      let dir = this.#root;
+      const dir = this.#ensureDir(segments, path);
       const now = this.#clock();
-      for (const s of segments) {
-        let next = dir.children.get(s);
-        if (!next) {
-          next = { kind: 'dir', children: new Map(), modified: now };
-          dir.children.set(s, next);
-          dir.modified = now;
-        }
-        if (next.kind !== 'dir') throw new AppError('VALIDATION_ERROR', `'${s}' in '${path}' is a file.`);
-        dir = next;
-      }
       if (dir.children.get(name)?.kind === 'dir') {
         throw new AppError('VALIDATION_ERROR', `'${path}' is a folder.`);
       }
@@ -126,6 +118,46 @@ export class MemoryFileStore implements FileStore {
       parent.children.delete(name);
       parent.modified = this.#clock();
     });
+  }
+
+  rename(from: string, to: string): Promise<void> {
+    return settle(() => {
+      const source = splitFilePath(from);
+      const sourceName = source.pop() ?? '';
+      const sourceParent = this.#find(source);
+      const node = sourceParent?.kind === 'dir' ? sourceParent.children.get(sourceName) : undefined;
+      if (!sourceParent || sourceParent.kind !== 'dir' || !node) throw fileNotFound(from);
+      if (node.kind !== 'file') throw new AppError('VALIDATION_ERROR', `'${from}' is a folder.`);
+      const target = splitFilePath(to);
+      const targetName = target.pop() ?? '';
+      const targetParent = this.#ensureDir(target, to);
+      if (targetParent.children.get(targetName)?.kind === 'dir') {
+        throw new AppError('VALIDATION_ERROR', `'${to}' is a folder.`);
+      }
+      const now = this.#clock();
+      // Set before delete: a reader sees the old file at `to` or the new one, never nothing.
+      targetParent.children.set(targetName, node);
+      if (sourceParent !== targetParent || sourceName !== targetName)
+        sourceParent.children.delete(sourceName);
+      sourceParent.modified = now;
+      targetParent.modified = now;
+    });
+  }
+
+  /** The folder at `segments`, created with its parents where missing. */
+  #ensureDir(segments: readonly string[], path: string): DirNode {
+    let dir = this.#root;
+    for (const s of segments) {
+      let next = dir.children.get(s);
+      if (!next) {
+        next = { kind: 'dir', children: new Map(), modified: this.#clock() };
+        dir.children.set(s, next);
+        dir.modified = next.modified;
+      }
+      if (next.kind !== 'dir') throw new AppError('VALIDATION_ERROR', `'${s}' in '${path}' is a file.`);
+      dir = next;
+    }
+    return dir;
   }
 
   #find(segments: readonly string[]): FileNode | DirNode | undefined {

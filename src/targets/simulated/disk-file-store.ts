@@ -75,6 +75,20 @@ export class DiskFileStore implements FileStore {
     }
   }
 
+  async rename(from: string, to: string): Promise<void> {
+    const source = await this.#existing(from, false);
+    const target = this.#join(splitFilePath(to));
+    try {
+      if ((await stat(source)).isDirectory())
+        throw new AppError('VALIDATION_ERROR', `'${from}' is a folder.`);
+      await mkdir(dirname(target), { recursive: true });
+      await this.#checkInside(await realpath(dirname(target)), to);
+      await rename(source, target);
+    } catch (err) {
+      throw mapError(err, to);
+    }
+  }
+
   #join(segments: string[]): string {
     return segments.length ? join(this.root, ...segments) : this.root;
   }

@@ -59,3 +59,28 @@ describe('MemoryFileStore', () => {
     assert.deepEqual(await store.list(''), []);
   });
 });
+
+describe('MemoryFileStore.rename', () => {
+  it('moves a file, replacing a file at the target and creating its folders', async () => {
+    const store = new MemoryFileStore();
+    await store.write('a/tmp.bin', Buffer.from('new'));
+    await store.write('b/c/data.bin', Buffer.from('old'));
+    await store.rename('a/tmp.bin', 'b/c/data.bin');
+    assert.equal((await store.read('b/c/data.bin')).toString(), 'new');
+    await assert.rejects(store.read('a/tmp.bin'), (e: unknown) => (e as AppError).code === 'FILE_NOT_FOUND');
+    await store.rename('b/c/data.bin', 'd/e/moved.bin');
+    assert.equal((await store.read('d/e/moved.bin')).toString(), 'new');
+  });
+
+  it('refuses a missing source, a folder, a folder at the target and unsafe paths', async () => {
+    const store = new MemoryFileStore();
+    await store.write('dir/x.txt', Buffer.from('x'));
+    await store.write('y.txt', Buffer.from('y'));
+    const code = (c: string) => (e: unknown) => (e as AppError).code === c;
+    await assert.rejects(store.rename('none.txt', 'z.txt'), code('FILE_NOT_FOUND'));
+    await assert.rejects(store.rename('dir', 'z'), code('VALIDATION_ERROR'));
+    await assert.rejects(store.rename('y.txt', 'dir'), code('VALIDATION_ERROR'));
+    await assert.rejects(store.rename('y.txt', '../escape.txt'), code('VALIDATION_ERROR'));
+    assert.equal((await store.read('y.txt')).toString(), 'y');
+  });
+});

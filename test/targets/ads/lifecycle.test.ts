@@ -8,6 +8,7 @@ import { EventLog } from '../../contract/events.ts';
 import { FaultProxy, eventually, fastTuning, makeTarget, silentServer, startPlant } from './harness.ts';
 
 const FileWrite = 123;
+const FileRename = 132;
 
 describe('ADS target: lifecycle and races', () => {
   it('close() during a connection attempt returns at once instead of waiting for its timeouts', async () => {
@@ -84,6 +85,36 @@ describe('ADS target: lifecycle and races', () => {
       proxy.fault = undefined;
       const names = (await plant.plc.files.list('recipes')).map((f) => f.name);
       assert.deepEqual(names, ['r0.csv']);
+    } finally {
+      await target.close();
+      await proxy.close();
+      await plant.stop();
+    }
+  });
+
+  it('an overwrite goes through FRENAME, so a write that fails leaves the old content whole', async () => {
+    const plant = await startPlant();
+    const proxy = new FaultProxy(plant.port);
+    const target = makeTarget(await proxy.listen());
+    const groups: number[] = [];
+    try {
+      await target.start();
+      await target.files.write('recipes/r0.csv', Buffer.from('first version'));
+      proxy.fault = ({ command, indexGroup }) => {
+        if (command === 9) groups.push(indexGroup);
+        return undefined;
+      };
+      await target.files.write('recipes/r0.csv', Buffer.from('second version'));
+      assert.ok(groups.includes(FileRename), `FRENAME used: ${groups.join(',')}`);
+      proxy.fault = ({ command, indexGroup }) =>
+        command === 9 && indexGroup === FileWrite ? 1802 : undefined;
+      await assert.rejects(target.files.write('recipes/r0.csv', Buffer.from('third')), /1802/);
+      proxy.fault = undefined;
+      assert.equal((await plant.plc.files.read('recipes/r0.csv')).toString(), 'second version');
+      assert.deepEqual(
+        (await plant.plc.files.list('recipes')).map((f) => f.name),
+        ['r0.csv'],
+      );
     } finally {
       await target.close();
       await proxy.close();

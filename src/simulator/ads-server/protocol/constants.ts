@@ -65,6 +65,7 @@ export const IndexGroup = {
   FileRead: 122,
   FileWrite: 123,
   FileDelete: 131,
+  FileRename: 132,
   FileFind: 133,
 } as const;
 

@@ -2,6 +2,7 @@
 // FFILEFIND record (handle, attributes, times, size, name[260] at offset 48).
 
 import { toFileTime } from './constants.ts';
+import { AdsError, AdsErrorCode } from './errors.ts';
 
 export const FIND_RECORD_LENGTH = 324;
 const NAME_OFFSET = 48;
@@ -24,6 +25,13 @@ export const FileOpenMode = {
 export function decodeFileName(data: Buffer): string {
   const end = data.indexOf(0);
   return data.subarray(0, end < 0 ? data.length : end).toString('latin1');
+}
+
+/** FRENAME's payload: the old and the new name, each NUL-terminated. */
+export function decodeFileNamePair(data: Buffer): [string, string] {
+  const first = data.indexOf(0);
+  if (first < 0) throw new AdsError(AdsErrorCode.InvalidParameter, 'FRENAME needs two NUL-terminated names');
+  return [decodeFileName(data.subarray(0, first)), decodeFileName(data.subarray(first + 1))];
 }
 
 export interface FindRecordInput {
