@@ -4,6 +4,7 @@ import type { Config } from '../../src/config/schema.ts';
 import type { SimulatedPlc } from '../../src/simulator/engine/index.ts';
 import type { PlcTarget } from '../../src/targets/target.ts';
 import { testConfig } from '../helpers/config.ts';
+import { primitiveSymbols } from '../simulator/ads-server/fixture.ts';
 
 /** What a contract run needs: the target under test and the engine PLC behind it (for setup only). */
 export interface ContractSubject {
@@ -16,26 +17,7 @@ export type ContractFactory = () => Promise<ContractSubject>;
 
 /** Elementary symbols with their initial values as the port answers them. */
 export const elementary = {
-  'MAIN.bFlag': ['BOOL', true],
-  'MAIN.nByte': ['BYTE', 200],
-  'MAIN.nWord': ['WORD', 60000],
-  'MAIN.nDword': ['DWORD', 4000000000],
-  'MAIN.nLword': ['LWORD', '18446744073709551615'],
-  'MAIN.nSint': ['SINT', -100],
-  'MAIN.nUsint': ['USINT', 250],
-  'MAIN.nInt': ['INT', -12345],
-  'MAIN.nUint': ['UINT', 54321],
-  'MAIN.nDint': ['DINT', -2000000000],
-  'MAIN.nUdint': ['UDINT', 3000000000],
-  'MAIN.nLint': ['LINT', '-9007199254740993'],
-  'MAIN.nUlint': ['ULINT', '9007199254740993'],
-  'MAIN.fReal': ['REAL', 1.5],
-  'MAIN.fLreal': ['LREAL', -2.25e300],
-  'MAIN.tTime': ['TIME', 90000],
-  'MAIN.tLtime': ['LTIME', '1000000000'],
-  'MAIN.dDate': ['DATE', '2024-05-01T00:00:00.000Z'],
-  'MAIN.dtStamp': ['DT', '2024-05-01T12:34:56.000Z'],
-  'MAIN.tTod': ['TOD', 45296000],
+  ...primitiveSymbols,
   'MAIN.sText': ['STRING(40)', 'Grüße aus der Halle'],
 } as const;
 

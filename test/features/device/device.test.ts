@@ -5,11 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../../helpers/app.ts';
 import {
   caller,
-  failingTarget,
-  startTestPlc,
   testDrivers,
   type Call,
   type TestPlc,
+  startFeatureApp,
+  type FeatureApp,
 } from '../variables/fixture.ts';
 
 for (const driver of testDrivers) {
@@ -18,21 +18,12 @@ for (const driver of testDrivers) {
     let app: FastifyInstance;
     let call: Call;
 
+    let feature: FeatureApp;
     before(async () => {
-      sim = await startTestPlc('sim1', driver);
-      app = await buildTestApp({
-        targets: [
-          sim.target,
-          failingTarget('ads-err', 'ADS_ERROR'),
-          failingTarget('ads-slow', 'ADS_TIMEOUT'),
-        ],
-      });
-      call = await caller(app);
+      feature = await startFeatureApp(driver);
+      ({ sim, app, call } = feature);
     });
-    after(async () => {
-      await app.close();
-      await sim.close();
-    });
+    after(() => feature.close());
 
     describe('device routes', () => {
       test('info: device name, version and ADS state', async () => {

@@ -6,11 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, manualClock } from '../../helpers/app.ts';
 import {
   caller,
-  failingTarget,
   startTestPlc,
   testDrivers,
   type Call,
   type TestPlc,
+  failingTargets,
 } from '../variables/fixture.ts';
 
 for (const driver of testDrivers) {
@@ -43,12 +43,7 @@ for (const driver of testDrivers) {
         return invoke(path, method, parameters);
       };
       app = await buildTestApp({
-        targets: [
-          sim.target,
-          sim2.target,
-          failingTarget('ads-err', 'ADS_ERROR'),
-          failingTarget('ads-slow', 'ADS_TIMEOUT'),
-        ],
+        targets: [sim.target, sim2.target, ...failingTargets()],
         settings,
       });
       call = await caller(app);

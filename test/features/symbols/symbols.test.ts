@@ -6,12 +6,12 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, manualClock } from '../../helpers/app.ts';
 import {
   caller,
-  failingTarget,
   richBuilder,
-  startTestPlc,
   type Call,
   type TestPlc,
   testDrivers,
+  startFeatureApp,
+  type FeatureApp,
 } from '../variables/fixture.ts';
 
 for (const driver of testDrivers) {
@@ -31,23 +31,15 @@ for (const driver of testDrivers) {
     let call: Call;
     const clock = manualClock();
 
+    let feature: FeatureApp;
     before(async () => {
-      sim = await startTestPlc('sim1', driver);
-      app = await buildTestApp({
-        targets: [
-          sim.target,
-          failingTarget('ads-err', 'ADS_ERROR'),
-          failingTarget('ads-slow', 'ADS_TIMEOUT'),
-        ],
+      feature = await startFeatureApp(driver, {
         settings: { RateLimiting: { SymbolBrowsing: 1000 } },
         now: clock.now,
       });
-      call = await caller(app);
+      ({ sim, app, call } = feature);
     });
-    after(async () => {
-      await app.close();
-      await sim.close();
-    });
+    after(() => feature.close());
 
     async function list(query = ''): Promise<Sym[]> {
       const res = await call('GET', `/api/plcs/sim1/symbols${query}`);

@@ -6,13 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../../helpers/app.ts';
 import {
   caller,
-  failingTarget,
   modeMembers,
   richProgram,
-  startTestPlc,
   type Call,
   type TestPlc,
   testDrivers,
+  startFeatureApp,
+  type FeatureApp,
 } from '../variables/fixture.ts';
 
 for (const driver of testDrivers) {
@@ -21,22 +21,14 @@ for (const driver of testDrivers) {
     let app: FastifyInstance;
     let call: Call;
 
+    let feature: FeatureApp;
     before(async () => {
-      sim = await startTestPlc('sim1', driver);
-      app = await buildTestApp({
-        targets: [
-          sim.target,
-          failingTarget('ads-err', 'ADS_ERROR'),
-          failingTarget('ads-slow', 'ADS_TIMEOUT'),
-        ],
+      feature = await startFeatureApp(driver, {
         settings: { Features: { TypeMetadata: true }, RateLimiting: { SymbolBrowsing: 1000 } },
       });
-      call = await caller(app);
+      ({ sim, app, call } = feature);
     });
-    after(async () => {
-      await app.close();
-      await sim.close();
-    });
+    after(() => feature.close());
 
     const url = (typeName: string, plcId = 'sim1') => `/api/plcs/${plcId}/types/${typeName}/enum-members`;
 

@@ -11,6 +11,7 @@ import type { ConnectionState, PlcTarget } from '../../../src/targets/target.ts'
 import { testConfig } from '../../helpers/config.ts';
 import { FakeTarget } from '../../helpers/fake-target.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
+import { buildTestApp, type TestAppOptions } from '../../helpers/app.ts';
 import { realSettings, startPlant } from '../../targets/ads/harness.ts';
 
 export type TestDriver = 'simulated' | 'real';
@@ -237,6 +238,36 @@ export function failingTarget(id: string, code: ErrorCode): PlcTarget {
     writeMany: fail,
     invoke: fail,
   });
+}
+
+/** The two PLC-side failures every feature test answers besides its own PLCs. */
+export function failingTargets(): PlcTarget[] {
+  return [failingTarget('ads-err', 'ADS_ERROR'), failingTarget('ads-slow', 'ADS_TIMEOUT')];
+}
+
+export interface FeatureApp {
+  sim: TestPlc;
+  app: FastifyInstance;
+  call: Call;
+  close(): Promise<void>;
+}
+
+/** A test PLC `sim1` on `driver` and the failing targets behind the real app, with a full-access caller. */
+export async function startFeatureApp(
+  driver: TestDriver,
+  options: Omit<TestAppOptions, 'targets'> = {},
+): Promise<FeatureApp> {
+  const sim = await startTestPlc('sim1', driver);
+  const app = await buildTestApp({ ...options, targets: [sim.target, ...failingTargets()] });
+  return {
+    sim,
+    app,
+    call: await caller(app),
+    close: async () => {
+      await app.close();
+      await sim.close();
+    },
+  };
 }
 
 export type Call = (

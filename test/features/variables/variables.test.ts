@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../../helpers/app.ts';
-import { caller, failingTarget, startTestPlc, testDrivers, type Call, type TestPlc } from './fixture.ts';
+import { caller, testDrivers, type Call, type TestPlc, startFeatureApp, type FeatureApp } from './fixture.ts';
 
 for (const driver of testDrivers) {
   describe(`variable routes (${driver})`, () => {
@@ -12,21 +12,12 @@ for (const driver of testDrivers) {
     let app: FastifyInstance;
     let call: Call;
 
+    let feature: FeatureApp;
     before(async () => {
-      sim = await startTestPlc('sim1', driver);
-      app = await buildTestApp({
-        targets: [
-          sim.target,
-          failingTarget('ads-err', 'ADS_ERROR'),
-          failingTarget('ads-slow', 'ADS_TIMEOUT'),
-        ],
-      });
-      call = await caller(app);
+      feature = await startFeatureApp(driver);
+      ({ sim, app, call } = feature);
     });
-    after(async () => {
-      await app.close();
-      await sim.close();
-    });
+    after(() => feature.close());
 
     const batchUrl = (paths: string[], plcId = 'sim1') =>
       `/api/plcs/${plcId}/variables?${paths.map((p) => `paths=${encodeURIComponent(p)}`).join('&')}`;
