@@ -1,10 +1,11 @@
 // Waits on subscription events: each wait ends with the matching event or fails after a generous bound.
 import type { ChangeEvent } from '../../src/targets/target.ts';
+import { Signal } from '../helpers/signal.ts';
 
 export class EventLog {
   readonly events: ChangeEvent[] = [];
   readonly errors: Array<{ symbol: string; code: string; message: string }> = [];
-  #waiters: Array<() => void> = [];
+  readonly #signal = new Signal();
 
   readonly onChange = (e: ChangeEvent): void => {
     this.events.push(e);
@@ -25,27 +26,11 @@ export class EventLog {
     return this.until(() => this.errors[0], limitMs, 'error event');
   }
 
-  async until<T>(probe: () => T | undefined, limitMs: number, what: string): Promise<T> {
-    const deadline = Date.now() + limitMs;
-    for (;;) {
-      const hit = probe();
-      if (hit !== undefined) return hit;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no ${what} within ${limitMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, left);
-        function done(): void {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.#waiters.push(done);
-      });
-    }
+  until<T>(probe: () => T | undefined, limitMs: number, what: string): Promise<T> {
+    return this.#signal.until(probe, limitMs, () => what);
   }
 
   #notify(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
-    for (const w of waiters) w();
+    this.#signal.notify();
   }
 }

@@ -1,16 +1,12 @@
 // Types every simulated target publishes, so enum metadata has something to show without a scenario.
 import type { ProgramBuilder } from '../../simulator/engine/index.ts';
+import { errorTypeMembers } from '../../simulator/scenario/layout.ts';
 
 /** Type names declared here; a scenario reuses them (`builder.type('E_ErrorType')`) instead of redeclaring. */
 export const builtinTypeNames = ['E_ErrorType', 'E_MachineMode'] as const;
 
 export function declareBuiltinTypes(builder: ProgramBuilder): void {
-  builder.enum('E_ErrorType', [
-    { name: 'NONE', value: 0 },
-    { name: 'INFO', value: 1 },
-    { name: 'WARNING', value: 2 },
-    { name: 'ERROR', value: 3 },
-  ]);
+  builder.enum('E_ErrorType', errorTypeMembers);
   // Gaps, a non-zero start and a negative value: positions never imply values.
   builder.enum('E_MachineMode', [
     { name: 'eManual', value: -1 },

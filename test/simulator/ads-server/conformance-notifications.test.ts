@@ -4,33 +4,22 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from 'ads-client';
 import { buildProgram, startHarness, type Harness } from './fixture.ts';
+import { Signal } from '../../helpers/signal.ts';
 
 /** Records values pushed from callbacks; `until` waits (bounded) for the record to satisfy a test. */
 function collector<T>() {
   const values: T[] = [];
-  const waiters: Array<() => void> = [];
+  const signal = new Signal();
+  const shown = () =>
+    `match; got ${JSON.stringify(values, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`;
   return {
     values,
     push(value: T): void {
       values.push(value);
-      for (const w of waiters.splice(0)) w();
+      signal.notify();
     },
     async until(test: (values: readonly T[]) => boolean, ms = 3000): Promise<void> {
-      const deadline = Date.now() + ms;
-      while (!test(values)) {
-        const left = deadline - Date.now();
-        if (left <= 0)
-          throw new Error(
-            `timed out; got ${JSON.stringify(values, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`,
-          );
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, left);
-          waiters.push(() => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
+      await signal.until(() => test(values), ms, shown);
     },
   };
 }
