@@ -6,7 +6,7 @@ import { createAdsServer, type AdsServerAddress } from '../simulator/ads-server/
 import { ProgramBuilder, SimulatedPlc } from '../simulator/engine/index.ts';
 import { declareScenario, formatProblem, loadScenario, ScenarioError } from '../simulator/scenario/index.ts';
 import { createSimulatedTarget, declareBuiltinTypes, DiskFileStore } from '../targets/simulated/index.ts';
-import { UsageError, writeLine, type CliIo } from './io.ts';
+import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 
 export interface SimAdsOptions {
   /** Absolute scenario folder, or undefined with `config`. */
@@ -18,12 +18,6 @@ export interface SimAdsOptions {
   port: number;
   netId: string;
   adsPort: number;
-}
-
-function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
 }
 
 interface Served {

@@ -1,21 +1,17 @@
-// What every feature plugin is given: the config, the PLC registry and the rate-limit factories.
+// What every feature plugin is given: the config, the PLC registry, the metrics registry and the clock.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config/schema.ts';
-import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
-import type { Clock } from '../guards/rate-limit/limiter.ts';
 
 /** The context object every feature plugin receives as its options (a type alias, as fastify requires). */
 export type FeatureContext = {
   readonly config: Config;
   readonly registry: TargetRegistry;
-  /** Named route limits (declare them with `config.limit`) and factories for limits enforced by hand. */
-  readonly limits: RateLimits;
   /** Prometheus registry of this app, for feature metrics. */
   readonly metrics: Registry;
   /** Milliseconds clock shared with the limiters; injectable in tests. */
-  readonly now: Clock;
+  readonly now: () => number;
 };
 
 /** The fastify instance a feature registers its routes on (TypeBox type provider). */

@@ -29,10 +29,6 @@ export interface RateLimits {
   global(user: string): void;
   /** Spends one request of a named route limit; throws 429 RATE_LIMITED with Retry-After. */
   route(name: RouteLimitName, subject: LimitSubject): void;
-  /** A fixed-window limiter on this app's clock, for limits that are not named above. */
-  fixedWindow(limit: number, windowMs: number): Limiter;
-  /** A sliding-window limiter on this app's clock. */
-  slidingWindow(limit: number, windowMs: number): Limiter;
 }
 
 interface NamedLimit {
@@ -74,7 +70,5 @@ export function createRateLimits(settings: Settings['RateLimiting'], now: Clock 
       const { partition, limiter } = named[name];
       enforce(limiter, partitionKey(partition, subject), name);
     },
-    fixedWindow,
-    slidingWindow,
   };
 }

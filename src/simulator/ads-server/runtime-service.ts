@@ -6,11 +6,11 @@ import type { SimulatedPlc } from '../engine/plc.ts';
 import { invokeRpc } from './rpc.ts';
 import type { NotificationHub, NotificationTarget } from './notification-hub.ts';
 import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
-import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
+import { deviceInfoResponse, type AdsRequest, type AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeHandleInfo, encodeUploadInfo } from './protocol/symbol-catalog.ts';
 import { SumDispatcher, type IndexGroupAccess } from './sum-dispatcher.ts';
-import type { RequestContext } from './session.ts';
+import type { RequestContext } from './client-session.ts';
 import { decodeName, type SymbolService } from './symbol-service.ts';
 
 /** Answers longer than the client's buffer are cut to it, as TwinCAT does (a 4-byte read of 0xF003 is a handle). */
@@ -45,13 +45,7 @@ export class RuntimeService implements IndexGroupAccess {
     switch (request.command) {
       case AdsCommand.ReadDeviceInfo: {
         const info = this.plc.deviceInfo();
-        return {
-          command: request.command,
-          major: info.major,
-          minor: info.minor,
-          build: info.build,
-          name: info.deviceName,
-        };
+        return deviceInfoResponse(info, info.deviceName);
       }
       case AdsCommand.ReadState:
         return { command: request.command, ...this.state() };

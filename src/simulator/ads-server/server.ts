@@ -4,7 +4,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { adsStateNames } from '../../plc/ads/constants.ts';
 import type { SimulatedPlc } from '../engine/plc.ts';
-import { AdsConnection } from './connection.ts';
+import { AdsConnection } from './client-connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { FileService } from './file-service.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';

@@ -1,5 +1,6 @@
 // The in-process simulated target: the PlcTarget port over a SimulatedPlc, with a "connection" of its own.
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { perItem } from '../batch-item.ts';
 import {
   decode,
   type PreparedWrite,
@@ -23,6 +24,7 @@ import type {
   SubscribeOptions,
   Subscription,
   SymbolNode,
+  MethodArguments,
 } from '../target.ts';
 
 export class SimulatedTarget implements PlcTarget {
@@ -135,7 +137,12 @@ export class SimulatedTarget implements PlcTarget {
   }
 
   readMany(paths: readonly string[]): Promise<BatchReadItem[]> {
-    return this.#run(() => paths.map((p) => perItem(p, () => this.#read(p))));
+    return this.#run(() =>
+      paths.map((p) => {
+        const r = perItem(p, () => this.#read(p));
+        return 'error' in r ? r : r.value;
+      }),
+    );
   }
 
   write(path: string, value: unknown): Promise<void> {
@@ -149,23 +156,17 @@ export class SimulatedTarget implements PlcTarget {
   writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]> {
     return this.#run(() => {
       const prepared: PreparedWrite[] = [];
-      const results = values.map(({ symbol, value }) =>
-        perItem(symbol, () => {
-          prepared.push(this.plc.prepareWrite(symbol, value));
-          return { symbol };
-        }),
-      );
+      const results = values.map(({ symbol, value }) => {
+        const r = perItem(symbol, () => prepared.push(this.plc.prepareWrite(symbol, value)));
+        return 'error' in r ? r : { symbol };
+      });
       this.plc.commit(prepared);
       this.plc.sample({ immediate: true });
       return results;
     });
   }
 
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): Promise<MethodResult> {
+  invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult> {
     return this.#run(() => {
       const result = this.plc.invoke(instancePath, method, parameters);
       this.plc.sample({ immediate: true });
@@ -259,16 +260,4 @@ export class SimulatedTarget implements PlcTarget {
 
 function copyEnum(e: EnumMembers): EnumMembers {
   return { typeName: e.typeName, members: e.members.map((m) => ({ ...m })) };
-}
-
-function perItem<T extends { symbol: string }>(
-  symbol: string,
-  fn: () => T,
-): T | { symbol: string; error: { code: string; message: string } } {
-  try {
-    return fn();
-  } catch (err) {
-    if (!isAppError(err)) throw err;
-    return { symbol, error: { code: err.code, message: err.message } };
-  }
 }

@@ -293,12 +293,11 @@ export function encodeRequest(request: AdsRequest): Buffer {
   }
 }
 
-/** Result code and (for Read/ReadWrite) data of a response payload, as a client reads it. */
-export function decodeResponseResult(commandId: number, data: Buffer): { result: number; data: Buffer } {
-  const result = data.length >= 4 ? data.readUInt32LE(0) : AdsErrorCode.InvalidAdsLength;
-  if ((commandId === AdsCommand.Read || commandId === AdsCommand.ReadWrite) && data.length >= 8) {
-    const length = data.readUInt32LE(4);
-    return { result, data: data.subarray(8, 8 + length) };
-  }
-  return { result, data: data.subarray(4) };
+/** The ReadDeviceInfo answer of a port: a version under the port's device name. */
+export function deviceInfoResponse(
+  version: { major: number; minor: number; build: number },
+  name: string,
+): AdsResponse {
+  const { major, minor, build } = version;
+  return { command: AdsCommand.ReadDeviceInfo, major, minor, build, name };
 }

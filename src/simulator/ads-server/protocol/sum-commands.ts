@@ -133,14 +133,3 @@ export function encodeSumReadWriteResponse(results: readonly SumResult[]): Buffe
   });
   return out;
 }
-
-/** Client side: builds the write data of a sum read. */
-export function encodeSumReadRequest(items: readonly SumReadItem[]): Buffer {
-  const out = Buffer.alloc(items.length * 12);
-  items.forEach((item, i) => {
-    out.writeUInt32LE(item.indexGroup >>> 0, i * 12);
-    out.writeUInt32LE(item.indexOffset >>> 0, i * 12 + 4);
-    out.writeUInt32LE(item.length >>> 0, i * 12 + 8);
-  });
-  return out;
-}

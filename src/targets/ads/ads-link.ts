@@ -2,7 +2,7 @@
 import { Client } from 'ads-client';
 import type { ConnectionListener, ConnectionState } from '../target.ts';
 import { backoffDelay } from './backoff.ts';
-import { Session } from './session.ts';
+import { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 
 export interface LinkHooks {

@@ -14,7 +14,7 @@ import {
   type AmsPacket,
 } from './protocol/frame.ts';
 import { parseNetId, type AmsAddress } from './protocol/net-id.ts';
-import type { ClientSession } from './session.ts';
+import type { ClientSession } from './client-session.ts';
 import { HandleTable } from './symbol-service.ts';
 
 /** Requests a client may pipeline while an asynchronous (file) request is in progress. */
