@@ -35,6 +35,7 @@ export interface ConnectionHost {
   assignAddress(remoteAddress: string | undefined): AmsAddress;
   serverNetId: string;
   onClose(connection: AdsConnection): void;
+  onStalled(connection: AdsConnection): void;
 }
 
 export class AdsConnection implements ClientSession {
@@ -144,6 +145,7 @@ export class AdsConnection implements ClientSession {
   #waitForDrain(): void {
     this.#waitingForDrain = true;
     this.socket.pause();
+    this.host.onStalled(this);
     this.socket.once('drain', () => {
       this.#waitingForDrain = false;
       if (this.#closed) return;

@@ -33,6 +33,18 @@ export interface AdsServerOptions {
   maxSumCommands?: number;
   /** Failures that are bugs rather than bad requests (the request is answered with error 1792). */
   onError?: (err: unknown) => void;
+  /** What happens to client connections (for logs and diagnostics). */
+  onClient?: (event: ClientEvent) => void;
+}
+
+/**
+ * A client connected or closed, or stalled: it stopped reading, so the server stopped answering (and
+ * reading) it until it takes the answers it has been sent.
+ */
+export interface ClientEvent {
+  kind: 'connected' | 'closed' | 'stalled';
+  /** The client's id, as in stats(). */
+  id: number;
 }
 
 export interface AdsServerAddress {
@@ -134,7 +146,9 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
     onClose: (c: AdsConnection) => {
       connections.delete(c);
       hub.dropSession(c);
+      options.onClient?.({ kind: 'closed', id: c.id });
     },
+    onStalled: (c: AdsConnection) => options.onClient?.({ kind: 'stalled', id: c.id }),
   };
 
   return {
@@ -146,7 +160,9 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
           socket.destroy();
           return;
         }
-        connections.add(new AdsConnection(nextConnection++, socket, connectionHost));
+        const connection = new AdsConnection(nextConnection++, socket, connectionHost);
+        connections.add(connection);
+        options.onClient?.({ kind: 'connected', id: connection.id });
       });
       server = s;
       return new Promise((resolve, reject) => {

@@ -117,14 +117,13 @@ describe('ADS target: faults', () => {
   it('a peer closing in the middle of an answer: PLC_UNAVAILABLE at once, then reconnects', async () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
+    // A read that waited for its request timeout would fail with ADS_TIMEOUT, not PLC_UNAVAILABLE.
     const target = makeTarget(await proxy.listen(), { TimeoutMs: 5000 });
     try {
       await target.start();
       await target.symbols();
       proxy.mode = 'cut-next-answer';
-      const started = Date.now();
       await assert.rejects(target.read('MAIN.fSpeed'), code('PLC_UNAVAILABLE'));
-      assert.ok(Date.now() - started < 2000, 'fails without waiting for the request timeout');
       await reach(target, 'Connected');
       assert.equal((await target.read('MAIN.fSpeed')).value, 0.5);
     } finally {

@@ -1,5 +1,6 @@
 // Test harness for the ADS target: a simulated PLC behind the ADS server, fault-injecting TCP proxies,
 // and a target with short timers. Servers bind 127.0.0.1 on free ports.
+import { EventEmitter } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { PlcTargetConfig } from '../../../src/config/schema.ts';
 import { createAdsServer, type AdsServer } from '../../../src/simulator/ads-server/server.ts';
@@ -63,6 +64,8 @@ export interface Plant {
   plc: SimulatedPlc;
   server: AdsServer;
   port: number;
+  /** Client events of the server (also across restarts) by kind, with the client id. */
+  clientEvents: EventEmitter;
   /** Stops the server (every client connection drops). */
   stop(): Promise<void>;
   /** Starts a fresh server for the same PLC on the same port. */
@@ -70,15 +73,25 @@ export interface Plant {
 }
 
 export async function startPlant(plc = new SimulatedPlc(program()), port = 0): Promise<Plant> {
-  let server = createAdsServer({ plc, host: '127.0.0.1', port, tickMs: 5 });
+  const clientEvents = new EventEmitter();
+  const serve = (at: number) =>
+    createAdsServer({
+      plc,
+      host: '127.0.0.1',
+      port: at,
+      tickMs: 5,
+      onClient: (event) => clientEvents.emit(event.kind, event.id),
+    });
+  let server = serve(port);
   const address = await server.listen();
   const plant: Plant = {
     plc,
     server,
     port: address.port,
+    clientEvents,
     stop: () => server.close(),
     restart: async () => {
-      server = createAdsServer({ plc, host: '127.0.0.1', port: address.port, tickMs: 5 });
+      server = serve(address.port);
       plant.server = server;
       await server.listen();
     },

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors.ts';
 import type { ConnectionState } from '../../../src/targets/target.ts';
 import { EventLog } from '../../contract/events.ts';
-import { FaultProxy, eventually, fastTuning, makeTarget, silentServer, startPlant } from './harness.ts';
+import { FaultProxy, fastTuning, makeTarget, silentServer, startPlant } from './harness.ts';
 
 const FileWrite = 123;
 const FileRename = 132;
@@ -13,14 +13,13 @@ const FileRename = 132;
 describe('ADS target: lifecycle and races', () => {
   it('close() during a connection attempt returns at once instead of waiting for its timeouts', async () => {
     const silent = await silentServer();
-    // Each attempt against a silent peer takes two request timeouts (6 s) before it gives up.
-    const target = makeTarget(silent.port, { TimeoutMs: 3000 });
+    // Each attempt against a silent peer takes two request timeouts (20 minutes here) before it gives up,
+    // so close() returning at all shows it does not wait for them.
+    const target = makeTarget(silent.port, { TimeoutMs: 600_000 });
     try {
       await target.start();
       assert.equal(target.connectionState(), 'Connecting');
-      const started = Date.now();
       await target.close();
-      assert.ok(Date.now() - started < 1000, `close took ${Date.now() - started} ms`);
       assert.equal(target.connectionState(), 'Disconnected');
     } finally {
       await target.close();
@@ -48,14 +47,7 @@ describe('ADS target: lifecycle and races', () => {
     });
     try {
       await target.start();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        sixConnects,
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`only ${connects} connects`)), 5000);
-        }),
-      ]);
-      clearTimeout(timer);
+      await sixConnects;
       // base 20 ms doubling to the 200 ms cap (jitter pinned to its top): 20, 40, 80, 160, 200.
       assert.equal(gaps.length, 5);
       assert.ok((gaps[3] ?? 0) >= 150 && (gaps[4] ?? 0) >= 190, `gaps ${gaps.join(', ')}`);
@@ -126,8 +118,6 @@ describe('ADS target: lifecycle and races', () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
     const target = makeTarget(await proxy.listen());
-    const states: ConnectionState[] = [];
-    target.onConnectionState((s) => states.push(s));
     try {
       await target.start();
       await target.symbols();
@@ -142,16 +132,15 @@ describe('ADS target: lifecycle and races', () => {
       assert.equal(results[0]?.status, 'rejected');
       proxy.mode = 'pass';
       // A fresh connection: whatever subscribe() accepted must be restored on it.
-      const mark = states.length;
+      const reconnected = new Promise<void>((resolve) => {
+        const off = target.onConnectionState((s) => {
+          if (s !== 'Connected') return;
+          off();
+          resolve();
+        });
+      });
       proxy.dropAll();
-      await eventually(
-        () =>
-          states.slice(mark).includes('Connected') && target.connectionState() === 'Connected'
-            ? true
-            : undefined,
-        5000,
-        'a new connection',
-      );
+      await reconnected;
       plant.plc.write('MAIN.nA', 42);
       for (const [i, r] of results.entries()) {
         if (r.status !== 'fulfilled') continue;

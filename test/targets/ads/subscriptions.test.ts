@@ -1,5 +1,6 @@
 // ADS target subscriptions: shared notifications, the notification budget with polling beyond it,
 // no orphan notifications on the PLC, and cache flushes on an online change.
+import { once } from 'node:events';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
@@ -27,9 +28,11 @@ describe('ADS target: subscriptions', () => {
       assert.equal(plant.server.stats().notifications, baseline);
       assert.equal(target.diagnostics.notifications, 0);
     } finally {
+      const gone = once(plant.clientEvents, 'closed');
       await target.close();
+      await gone;
     }
-    await eventually(() => (plant.server.stats().connections === 0 ? true : undefined), 2000, 'disconnect');
+    assert.equal(plant.server.stats().connections, 0);
     assert.equal(plant.server.stats().notifications, 0);
     await plant.stop();
   });
