@@ -3,7 +3,8 @@
 // unknown ErrorType or an impossible timestamp stays confined to its slot.
 import type { PlcValue } from '../../targets/target.ts';
 import { isOutstanding, severityLabelOf, type AlarmReading, type PlcClock } from './reading.ts';
-import { bindTime, timeStructMembers, type TimeStruct } from './timestamps.ts';
+import { timeStructMembers } from '../../plc/alarm-entry.ts';
+import { bindTime, type TimeStruct } from './timestamps.ts';
 
 export interface SnapshotAnomalies {
   /** Raw ErrorType values E_ErrorType has no member for. */

@@ -1,5 +1,6 @@
 // One alarm slot as the monitor keeps it (a decoded ST_ErrorEntry) and the pure rules over it: status,
 // outstanding, acknowledgeable, and the E_ErrorType severity table.
+import { errorTypeMembers } from '../../plc/alarm-entry.ts';
 
 export type PlcClock = 'Unspecified' | 'Utc' | 'Local';
 export type AlarmStatus = 'active' | 'passive' | 'cleared';
@@ -31,13 +32,7 @@ export interface AlarmReading {
   readonly time: AlarmTime | undefined;
 }
 
-/** E_ErrorType as PLC programs written for the spec's service declare it. */
-const severityLabels: ReadonlyMap<number, string> = new Map([
-  [0, 'NONE'],
-  [1, 'INFO'],
-  [2, 'WARNING'],
-  [3, 'ERROR'],
-]);
+const severityLabels: ReadonlyMap<number, string> = new Map(errorTypeMembers.map((m) => [m.value, m.name]));
 
 /** The member name of a raw ErrorType, or undefined when E_ErrorType has no such member. */
 export function severityLabelOf(value: number): string | undefined {

@@ -13,17 +13,6 @@ export interface TimeStruct {
   readonly wMilliseconds: number;
 }
 
-export const timeStructMembers = [
-  'wYear',
-  'wMonth',
-  'wDayOfWeek',
-  'wDay',
-  'wHour',
-  'wMinute',
-  'wSecond',
-  'wMilliseconds',
-] as const;
-
 /** `zero`: the PLC gave no time (normal); `invalid`: not a real date (worth a log line). */
 export type BoundTime = AlarmTime | 'zero' | 'invalid';
 

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import {
+  entry,
   startAlarmRig,
+  time,
   testDrivers,
   type AlarmJson,
   type AlarmListJson,
@@ -195,6 +197,23 @@ for (const driver of testDrivers) {
         seqs.map((_, i) => (seqs[0] ?? 0) + i),
       );
       assert.ok(h.items.every((e) => !Number.isNaN(Date.parse(e.at))));
+    });
+
+    test('without a readable timestamp a re-trigger that keeps the active flag produces nothing; dropping it does', async () => {
+      const start = (await history()).nextAfter;
+      const slot = { sKey: 'NO_CLOCK', PLCTimeStamp: time(0, 0, 0) };
+      await rig.writeSlot(9, entry(slot));
+      const raised = await item('NO_CLOCK');
+      await rig.writeSlot(9, entry({ ...slot, PLCTimeStamp: time(2024, 2, 30) }));
+      assert.deepEqual(await item('NO_CLOCK'), raised, 'no payload change');
+      assert.deepEqual(kinds(await history(start)), ['raised NO_CLOCK']);
+      await rig.writeSlot(9, entry({ ...slot, IsActive: false }));
+      await rig.writeSlot(9, entry(slot));
+      assert.deepEqual(kinds(await history(start)), [
+        'raised NO_CLOCK',
+        'cleared NO_CLOCK',
+        'reoccurred NO_CLOCK',
+      ]);
     });
   });
 }
