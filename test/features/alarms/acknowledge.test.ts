@@ -3,40 +3,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
-import { entry, startAlarmRig, testDrivers, type AlarmRig } from './fixture.ts';
+import { declareErrorEntry, entry, startAlarmRig, testDrivers, type AlarmRig } from './fixture.ts';
 
 const answerPath = 'MAIN.sAnswer';
 
 /** ST_ErrorEntry as PLC programs declare it, and an acknowledge method answering whatever MAIN.sAnswer says. */
 function program(): SimulatedPlc {
   const b = new ProgramBuilder();
-  b.enum(
-    'E_ErrorType',
-    ['NONE', 'INFO', 'WARNING', 'ERROR'].map((name, value) => ({ name, value })),
-    'INT',
-  );
+  declareErrorEntry(b);
   b.enum(
     'E_AckResult',
     ['SUCCESS', 'NOT_FOUND', 'BUSY'].map((name, value) => ({ name, value })),
     'INT',
   );
-  b.struct(
-    'TIMESTRUCT',
-    ['wYear', 'wMonth', 'wDayOfWeek', 'wDay', 'wHour', 'wMinute', 'wSecond', 'wMilliseconds'].map((name) => ({
-      name,
-      type: 'WORD',
-    })),
-  );
-  b.struct('ST_ErrorEntry', [
-    { name: 'sKey', type: 'STRING' },
-    { name: 'Id', type: 'STRING' },
-    { name: 'ErrorCode', type: 'DINT' },
-    { name: 'ErrorType', type: 'E_ErrorType' },
-    { name: 'IsActive', type: 'BOOL' },
-    { name: 'NeedsAck', type: 'BOOL' },
-    { name: 'IsAcked', type: 'BOOL' },
-    { name: 'PLCTimeStamp', type: 'TIMESTRUCT' },
-  ]);
   const answer = (returnType: string) => ({
     name: returnType === 'BOOL' ? 'AckBool' : 'AckEnum',
     returnType,

@@ -5,7 +5,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { resolve } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { PlcTargetConfig } from '../../../src/config/schema.ts';
-import type { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
+import { errorTypeMembers, timeStructMembers } from '../../../src/plc/index.ts';
+import type { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
 import { createSimulatedTarget, SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import type { PlcTarget, PlcValue } from '../../../src/targets/target.ts';
@@ -13,6 +14,7 @@ import { buildTestApp } from '../../helpers/app.ts';
 import { testConfig, type SettingsOverrides } from '../../helpers/config.ts';
 import { Signal } from '../../helpers/signal.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
+import { contractSettings } from '../../contract/fixture.ts';
 import { realSettings, reach, startPlant, type Plant } from '../../targets/ads/harness.ts';
 import type { TestDriver } from '../variables/fixture.ts';
 
@@ -62,19 +64,29 @@ export interface AlarmRig {
 }
 
 function plantSettings(): PlcTargetConfig {
-  return {
-    DisplayName: 'Alarm cell',
-    Mode: 'Simulated',
-    Port: 851,
-    TcpPort: 48898,
-    TimeoutMs: 3000,
-    SymbolBrowseTimeoutMs: 30000,
-    NotificationBudget: 500,
-    Rpc: { Invokable: [] },
-    InitialValues: {},
-    Scenario: scenarioDir,
-    ScenarioAutoStart: false,
-  };
+  return contractSettings({ DisplayName: 'Alarm cell', InitialValues: {}, Scenario: scenarioDir });
+}
+
+/**
+ * Declares E_ErrorType, TIMESTRUCT and ST_ErrorEntry as PLC programs do; `activeMember` renames IsActive,
+ * as a download that no longer matches the bound shape would.
+ */
+export function declareErrorEntry(b: ProgramBuilder, activeMember = 'IsActive'): void {
+  b.enum('E_ErrorType', [...errorTypeMembers], 'INT');
+  b.struct(
+    'TIMESTRUCT',
+    timeStructMembers.map((name) => ({ name, type: 'WORD' })),
+  );
+  b.struct('ST_ErrorEntry', [
+    { name: 'sKey', type: 'STRING' },
+    { name: 'Id', type: 'STRING' },
+    { name: 'ErrorCode', type: 'DINT' },
+    { name: 'ErrorType', type: 'E_ErrorType' },
+    { name: activeMember, type: 'BOOL' },
+    { name: 'NeedsAck', type: 'BOOL' },
+    { name: 'IsAcked', type: 'BOOL' },
+    { name: 'PLCTimeStamp', type: 'TIMESTRUCT' },
+  ]);
 }
 
 export function alarmSettings(

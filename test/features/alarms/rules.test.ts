@@ -7,6 +7,7 @@ import { FakeTarget } from '../../helpers/fake-target.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import {
   createPlant,
+  declareErrorEntry,
   entry,
   startAlarmRig,
   testDrivers,
@@ -159,32 +160,7 @@ for (const driver of testDrivers) {
       const good = await listOf(rig);
       // A download in which IsActive was renamed: same type name and size, different member.
       const b = new ProgramBuilder();
-      b.enum(
-        'E_ErrorType',
-        [
-          { name: 'NONE', value: 0 },
-          { name: 'INFO', value: 1 },
-          { name: 'WARNING', value: 2 },
-          { name: 'ERROR', value: 3 },
-        ],
-        'INT',
-      );
-      b.struct(
-        'TIMESTRUCT',
-        ['wYear', 'wMonth', 'wDayOfWeek', 'wDay', 'wHour', 'wMinute', 'wSecond', 'wMilliseconds'].map(
-          (name) => ({ name, type: 'WORD' }),
-        ),
-      );
-      b.struct('ST_ErrorEntry', [
-        { name: 'sKey', type: 'STRING' },
-        { name: 'Id', type: 'STRING' },
-        { name: 'ErrorCode', type: 'DINT' },
-        { name: 'ErrorType', type: 'E_ErrorType' },
-        { name: 'bActive', type: 'BOOL' },
-        { name: 'NeedsAck', type: 'BOOL' },
-        { name: 'IsAcked', type: 'BOOL' },
-        { name: 'PLCTimeStamp', type: 'TIMESTRUCT' },
-      ]);
+      declareErrorEntry(b, 'bActive');
       b.functionBlock('FB_HmiAlarms', [{ name: 'aAlarms', type: 'ARRAY [1..16] OF ST_ErrorEntry' }], []);
       b.symbol('GVL_HMI.fbAlarms', 'FB_HmiAlarms');
       rig.plc.load(b.build());
