@@ -67,6 +67,8 @@ function benchConfig() {
     {
       Auth: { SigningKey: signingKey },
       RateLimiting: { Enabled: true, GlobalPerUser: 100_000_000 },
+      // The 100 connections of the one-by-one reads idle while the batch is timed: keep them open.
+      Http: { KeepAliveTimeoutMs: 600_000 },
       AmsRouter: { NetId: '127.0.0.1.1.20', LocalAdsPort: 32750 },
     },
     process.cwd(),
