@@ -1,5 +1,6 @@
 // The work behind `plc-gateway sim-ads`, loaded only when that command runs: builds the simulated PLC
 // (from a scenario or a settings file), serves it over ADS until the signal aborts, then closes it.
+import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../config/schema.ts';
 import { createAdsServer, type AdsServerAddress } from '../simulator/ads-server/server.ts';
@@ -29,6 +30,8 @@ function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
 interface Served {
   plc: SimulatedPlc;
   label: string;
+  /** Folder behind the file services; undefined: in memory. */
+  fileRoot: string | undefined;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,7 @@ async function fromScenario(
   return {
     plc,
     label: `scenario ${dir}`,
+    fileRoot,
     close: () => {
       attached.close();
       return Promise.resolve();
@@ -65,13 +69,21 @@ async function fromScenario(
   };
 }
 
-async function fromConfig(file: string, id: string, io: CliIo): Promise<Served> {
+async function fromConfig(
+  file: string,
+  id: string,
+  fileRoot: string | undefined,
+  io: CliIo,
+): Promise<Served> {
   const config = loadConfig(file, io.env);
   const settings = config.settings.PlcTargets[id];
   if (!settings) throw new UsageError(`${file} has no PlcTargets entry '${id}'`);
   if (settings.Mode !== 'Simulated') throw new UsageError(`PlcTargets.${id} is not a Simulated target`);
-  const target = await createSimulatedTarget(id, settings, { config });
-  return { plc: target.plc, label: `PLC ${id} of ${file}`, close: () => target.close() };
+  // --file-root (absolute by now) wins over the target's FileRoot, as it does with --scenario.
+  const served = fileRoot === undefined ? settings : { ...settings, FileRoot: fileRoot };
+  const target = await createSimulatedTarget(id, served, { config });
+  const root = served.FileRoot === undefined ? undefined : resolve(config.contentRoot, served.FileRoot);
+  return { plc: target.plc, label: `PLC ${id} of ${file}`, fileRoot: root, close: () => target.close() };
 }
 
 function describeAddress(a: AdsServerAddress): string[] {
@@ -84,7 +96,7 @@ function describeAddress(a: AdsServerAddress): string[] {
 /** Serves until `io.signal` aborts; returns the exit code. */
 export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<number> {
   const served = o.config
-    ? await fromConfig(o.config.file, o.config.plcId, io)
+    ? await fromConfig(o.config.file, o.config.plcId, o.fileRoot, io)
     : await fromScenario(o.scenarioDir ?? '', o.fileRoot, o.startScenario, io);
   const server = createAdsServer({
     plc: served.plc,
@@ -106,6 +118,7 @@ export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<nu
     return 1;
   }
   writeLine(io.stdout, `Serving ${served.label}.`);
+  writeLine(io.stdout, `Files: ${served.fileRoot ?? 'in memory'}.`);
   for (const line of describeAddress(address)) writeLine(io.stdout, line);
   if (!/^(127\.|::1$|localhost$)/.test(o.host)) {
     writeLine(

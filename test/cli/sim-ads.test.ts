@@ -1,6 +1,8 @@
 // `plc-gateway sim-ads` for real: serves a scenario or a settings-file PLC over ADS to ads-client.
 import assert from 'node:assert/strict';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Client } from 'ads-client';
 import { runCli } from '../../src/main.ts';
@@ -76,6 +78,28 @@ describe('plc-gateway sim-ads', () => {
       assert.equal((await client.readValue('MAIN.nSpeed')).value, 1500);
       await client.writeValue('MAIN.nSpeed', 42);
       assert.equal((await client.readValue('MAIN.nSpeed')).value, 42);
+    });
+  });
+
+  it('serves --file-root behind the file services with --config, as with --scenario', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'plc-gateway-files-'));
+    mkdirSync(join(root, 'recipes'));
+    writeFileSync(join(root, 'recipes', 'r1.csv'), 'a;b\n1;2\n');
+    const file = writeSettings({ ...minimalSettings, PlcTargets: { line1: { Mode: 'Simulated' } } });
+    await withSimAds(['--config', file, '--plc', 'line1', '--file-root', root], async (client, out) => {
+      assert.match(out(), new RegExp(`Files: ${root.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}\\.`));
+      const system = { adsPort: 10000 };
+      const name = Buffer.from('recipes\\r1.csv\0');
+      const handle = (await client.readWriteRaw(120, 0x11, 4, name, system)).readUInt32LE(0);
+      const content = await client.readWriteRaw(122, handle, 100, Buffer.alloc(0), system);
+      await client.readWriteRaw(121, handle, 0, Buffer.alloc(0), system);
+      assert.equal(content.toString(), 'a;b\n1;2\n');
+      // Writes land on disk, not in memory.
+      const out2 = Buffer.from('recipes\\r2.csv\0');
+      const w = (await client.readWriteRaw(120, 0x12, 4, out2, system)).readUInt32LE(0);
+      await client.readWriteRaw(123, w, 0, Buffer.from('x;y'), system);
+      await client.readWriteRaw(121, w, 0, Buffer.alloc(0), system);
+      assert.equal(readFileSync(join(root, 'recipes', 'r2.csv'), 'utf8'), 'x;y');
     });
   });
 

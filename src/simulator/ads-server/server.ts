@@ -6,9 +6,11 @@ import { adsStateNames, type SimulatedPlc } from '../engine/plc.ts';
 import { AdsConnection } from './connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { FileService } from './file-service.ts';
+import { HandleRegistry } from './handle-registry.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
 import { AdsPort } from './protocol/constants.ts';
-import { formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
+import { formatAmsAddress, formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
+import { quietRealtimeSettings, RealtimeService, type RealtimeSettings } from './realtime-service.ts';
 import { RuntimeService } from './runtime-service.ts';
 import { SymbolService } from './symbol-service.ts';
 import { SystemService } from './system-service.ts';
@@ -28,8 +30,13 @@ export interface AdsServerOptions {
   maxClients?: number;
   maxFrameBytes?: number;
   maxNotificationsPerClient?: number;
+  /** Variable handles per client AMS address. */
   maxHandlesPerClient?: number;
+  /** Client AMS addresses holding handles at once (the least recently used is dropped beyond it). */
+  maxHandleOwners?: number;
   maxSumCommands?: number;
+  /** Figures of the real-time service (port 200); a quiet 4-core system by default. */
+  realtime?: RealtimeSettings;
   /** Failures that are bugs rather than bad requests (the request is answered with error 1792). */
   onError?: (err: unknown) => void;
 }
@@ -80,6 +87,13 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
   const maxClients = options.maxClients ?? 256;
   const onError = options.onError ?? ((): void => undefined);
 
+  let nextHandle = 0x1000;
+  const handles = new HandleRegistry({
+    nextId: () => (nextHandle = nextHandle >= 0xffffff00 ? 0x1000 : nextHandle + 1),
+    maxPerOwner: options.maxHandlesPerClient ?? 10_000,
+    maxOwners: options.maxHandleOwners ?? 1024,
+  });
+  const stopWatchingLoads = plc.onLoad(() => handles.invalidateAll());
   const symbols = new SymbolService(plc);
   const hub = new NotificationHub(plc, {
     tickMs: options.tickMs ?? 10,
@@ -91,12 +105,14 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       return out;
     },
   });
-  const runtime = new RuntimeService(plc, symbols, hub, options.maxSumCommands ?? 10_000);
-  const system = new SystemService(plc, new FileService(plc.files));
+  const runtime = new RuntimeService(plc, symbols, hub, handles, options.maxSumCommands ?? 10_000);
+  const system: SystemService = new SystemService(plc, new FileService(plc.files), () => realtime);
+  const realtime = new RealtimeService(options.realtime ?? quietRealtimeSettings(), () => system.running);
   const dispatcher = new Dispatcher({
     isOwnNetId: (id) => id === netId || id === LOOPBACK_NET_ID,
     service: (port): PortService | undefined => {
       if (port === AdsPort.SystemService) return system;
+      if (port === AdsPort.Realtime) return realtime;
       if (port === adsPort && system.running) return runtime;
       return undefined;
     },
@@ -105,7 +121,6 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
 
   const connections = new Set<AdsConnection>();
   let nextConnection = 1;
-  let nextHandle = 0x1000;
   let nextPort = FIRST_DYNAMIC_PORT;
   let server: Server | undefined;
   let bound: AdsServerAddress | undefined;
@@ -125,14 +140,14 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
   const connectionHost = {
     dispatcher,
     maxFrameBytes: options.maxFrameBytes ?? 4 * 1024 * 1024,
-    maxHandlesPerClient: options.maxHandlesPerClient ?? 10_000,
     maxFilesPerClient: 64,
-    nextHandle: () => (nextHandle = nextHandle >= 0xffffff00 ? 0x1000 : nextHandle + 1),
     assignAddress,
     serverNetId: netId,
     onClose: (c: AdsConnection) => {
       connections.delete(c);
       hub.dropSession(c);
+      // A router port closes with its connection; a fixed address keeps its handles for its next one.
+      if (c.assigned) handles.drop(c.assigned);
     },
   };
 
@@ -161,6 +176,8 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
 
     close(): Promise<void> {
       closed = true;
+      stopWatchingLoads();
+      handles.clear();
       hub.close();
       for (const c of [...connections]) c.close();
       const s = server;
@@ -176,15 +193,18 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       return {
         connections: connections.size,
         notifications: hub.size,
-        clients: [...connections].map((c) => ({
-          id: c.id,
-          remote: c.remote,
-          amsAddress: c.assigned ? `${c.assigned.netId}:${c.assigned.port}` : undefined,
-          requests: c.requests,
-          unsentBytes: c.bufferedBytes,
-          handles: c.handles.size,
-          notifications: hub.counters(c),
-        })),
+        clients: [...connections].map((c) => {
+          const address = c.assigned ?? c.source;
+          return {
+            id: c.id,
+            remote: c.remote,
+            amsAddress: address ? formatAmsAddress(address) : undefined,
+            requests: c.requests,
+            unsentBytes: c.bufferedBytes,
+            handles: handles.count(address),
+            notifications: hub.counters(c),
+          };
+        }),
       };
     },
   };

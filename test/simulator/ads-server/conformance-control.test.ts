@@ -120,6 +120,6 @@ describe('ADS server: RPC, control and files (ads-client)', () => {
     await client.readWriteRaw(FDELETE, GENERIC_PATH, 0, z('C:\\TwinCAT\\3.1\\Boot\\recipes\\r1.csv'), SYSTEM);
     await assert.rejects(open('C:\\TwinCAT\\3.1\\Boot\\recipes\\r1.csv', 0x1), adsCode(1804));
     await assert.rejects(client.readWriteRaw(FREAD, 4242, 10, Buffer.alloc(0), SYSTEM), adsCode(1804));
-    await assert.rejects(client.readRaw(0x9999, 0, 4, SYSTEM), adsCode(1794));
+    await assert.rejects(client.readRaw(0x9999, 0, 4, SYSTEM), adsCode(1793));
   });
 });

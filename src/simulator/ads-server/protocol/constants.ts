@@ -37,8 +37,17 @@ export const REQUEST_FLAGS = StateFlags.AdsCommand;
 export const RESPONSE_FLAGS = StateFlags.AdsCommand | StateFlags.Response;
 
 export const AdsPort = {
+  /** R0_REALTIME: CPU settings and latency figures. */
+  Realtime: 200,
   SystemService: 10000,
   PlcRuntime1: 851,
+} as const;
+
+/** Index offsets of the real-time service's group 1 (Beckhoff ADS library, AdsLib/RTimeAccess.h). */
+export const RealtimeOffset = {
+  ReadLatency: 0x2,
+  ResetLatency: 0xb,
+  CpuSettings: 0xd,
 } as const;
 
 export const IndexGroup = {
@@ -67,6 +76,8 @@ export const IndexGroup = {
   FileDelete: 131,
   FileRename: 132,
   FileFind: 133,
+  /** System service: cores left to the operating system (SYSTEMSERVICE_SETNUMPROC, u32 written). */
+  SetNumProc: 1200,
 } as const;
 
 export const AdsState = {
