@@ -1,7 +1,6 @@
 // Byte-level edge cases with a raw socket: partial and coalesced frames, bad lengths, unknown commands,
 // ports and machines, oversized frames, router commands; one bad connection never harms another.
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
   decodeDeviceNotification,
