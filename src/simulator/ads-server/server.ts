@@ -2,6 +2,7 @@
 // connect) or with a fixed local address, and serves the PLC runtime port and the system service.
 
 import { createServer, type AddressInfo, type Server } from 'node:net';
+import { hostname } from 'node:os';
 import { adsStateNames, type SimulatedPlc } from '../engine/plc.ts';
 import { AdsConnection } from './connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
@@ -14,6 +15,7 @@ import { quietRealtimeSettings, RealtimeService, type RealtimeSettings } from '.
 import { RuntimeService } from './runtime-service.ts';
 import { SymbolService } from './symbol-service.ts';
 import { SystemService } from './system-service.ts';
+import { ADS_UDP_PORT, UdpDiscoveryService, type AdsRoute } from './udp-service.ts';
 
 export interface AdsServerOptions {
   plc: SimulatedPlc;
@@ -35,15 +37,29 @@ export interface AdsServerOptions {
   /** Client AMS addresses holding handles at once (the least recently used is dropped beyond it). */
   maxHandleOwners?: number;
   maxSumCommands?: number;
+  /** UDP discovery and route service on the same host; off when absent. */
+  udp?: UdpOptions;
   /** Figures of the real-time service (port 200); a quiet 4-core system by default. */
   realtime?: RealtimeSettings;
   /** Failures that are bugs rather than bad requests (the request is answered with error 1792). */
   onError?: (err: unknown) => void;
 }
 
+export interface UdpOptions {
+  /** 48899 by default; 0 picks a free one. */
+  port?: number;
+  /** Reported by discovery; the machine's host name by default. */
+  hostName?: string;
+  routePassword?: string;
+  maxRoutes?: number;
+  onRoute?: (route: AdsRoute) => void;
+}
+
 export interface AdsServerAddress {
   host: string;
   port: number;
+  /** The UDP discovery port, when the service runs. */
+  udpPort?: number;
   netId: string;
   adsPort: number;
 }
@@ -73,6 +89,8 @@ export interface AdsServer {
   close(): Promise<void>;
   address(): AdsServerAddress | undefined;
   stats(): AdsServerStats;
+  /** Routes added through the UDP route service. */
+  routes(): AdsRoute[];
 }
 
 const LOOPBACK_NET_ID = '127.0.0.1.1.1';
@@ -119,6 +137,19 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
     onUnexpectedError: onError,
   });
 
+  const info = plc.deviceInfo();
+  const udp = options.udp
+    ? new UdpDiscoveryService({
+        host,
+        port: options.udp.port ?? ADS_UDP_PORT,
+        netId,
+        hostName: options.udp.hostName ?? hostname(),
+        version: { major: info.major, minor: info.minor, build: info.build },
+        maxRoutes: options.udp.maxRoutes ?? 128,
+        ...(options.udp.routePassword !== undefined ? { routePassword: options.udp.routePassword } : {}),
+        ...(options.udp.onRoute ? { onRoute: options.udp.onRoute } : {}),
+      })
+    : undefined;
   const connections = new Set<AdsConnection>();
   let nextConnection = 1;
   let nextPort = FIRST_DYNAMIC_PORT;
@@ -163,31 +194,42 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
         connections.add(new AdsConnection(nextConnection++, socket, connectionHost));
       });
       server = s;
-      return new Promise((resolve, reject) => {
+      return new Promise<AddressInfo>((resolve, reject) => {
         s.once('error', reject);
         s.listen(options.port ?? 48898, host, () => {
           s.off('error', reject);
-          const a = s.address() as AddressInfo;
-          bound = { host: a.address, port: a.port, netId, adsPort };
-          resolve(bound);
+          resolve(s.address() as AddressInfo);
         });
+      }).then(async (a) => {
+        const udpPort = udp
+          ? await udp.listen().catch(async (err: unknown) => {
+              await new Promise((r) => s.close(r));
+              server = undefined;
+              throw err;
+            })
+          : undefined;
+        bound = { host: a.address, port: a.port, netId, adsPort, ...(udpPort ? { udpPort } : {}) };
+        return bound;
       });
     },
 
-    close(): Promise<void> {
+    async close(): Promise<void> {
       closed = true;
       stopWatchingLoads();
+      await udp?.close();
       handles.clear();
       hub.close();
       for (const c of [...connections]) c.close();
       const s = server;
       server = undefined;
       bound = undefined;
-      if (!s) return Promise.resolve();
-      return new Promise((resolve) => s.close(() => resolve()));
+      if (!s) return;
+      await new Promise<void>((resolve) => s.close(() => resolve()));
     },
 
     address: () => bound,
+
+    routes: () => udp?.routes ?? [],
 
     stats(): AdsServerStats {
       return {
