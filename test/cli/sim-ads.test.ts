@@ -140,8 +140,9 @@ describe('plc-gateway sim-ads', () => {
         }
       },
     );
-    await withSimAds(['--scenario', resolve('examples/scenarios/small'), '--no-udp'], async (_c, out) => {
+    await withSimAds(['--scenario', resolve('examples/scenarios/small'), '--no-udp'], (_c, out) => {
       assert.match(out(), /UDP discovery and routes: off/);
+      return Promise.resolve();
     });
   });
 
