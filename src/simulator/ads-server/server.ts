@@ -3,19 +3,20 @@
 
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { adsStateNames, type SimulatedPlc } from '../engine/plc.ts';
+import { adsStateNames } from '../../plc/ads/constants.ts';
+import type { SimulatedPlc } from '../engine/plc.ts';
 import { AdsConnection } from './connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { FileService } from './file-service.ts';
 import { HandleRegistry } from './handle-registry.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
-import { AdsPort } from './protocol/constants.ts';
+import { ADS_UDP_PORT, AdsPort } from '../../plc/ads/constants.ts';
 import { formatAmsAddress, formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
 import { quietRealtimeSettings, RealtimeService, type RealtimeSettings } from './realtime-service.ts';
 import { RuntimeService } from './runtime-service.ts';
 import { SymbolService } from './symbol-service.ts';
 import { SystemService } from './system-service.ts';
-import { ADS_UDP_PORT, UdpDiscoveryService, type AdsRoute } from './udp-service.ts';
+import { UdpDiscoveryService, type AdsRoute } from './udp-service.ts';
 
 export interface AdsServerOptions {
   plc: SimulatedPlc;

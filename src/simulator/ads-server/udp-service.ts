@@ -3,7 +3,8 @@
 // `adstool addroute` add (optionally checking their password), so the simulated PLC is found like a real one.
 
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
-import { AdsErrorCode } from './protocol/errors.ts';
+import { AdsPort, UdpService, UdpTag } from '../../plc/ads/constants.ts';
+import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { formatNetId, type AmsAddress } from './protocol/net-id.ts';
 import {
   decodeUdpRequest,
@@ -12,14 +13,9 @@ import {
   statusTag,
   tagText,
   textTag,
-  UdpService,
-  UdpTag,
   versionTag,
   type UdpRequest,
 } from './protocol/udp-discovery.ts';
-
-export const ADS_UDP_PORT = 48899;
-const SYSTEM_SERVICE_PORT = 10000;
 
 export interface AdsRoute {
   name: string;
@@ -89,7 +85,7 @@ export class UdpDiscoveryService {
   }
 
   #address(): AmsAddress {
-    return { netId: this.options.netId, port: SYSTEM_SERVICE_PORT };
+    return { netId: this.options.netId, port: AdsPort.SystemService };
   }
 
   #answer(request: UdpRequest, remote: RemoteInfo): Array<[number, Buffer]> | undefined {
@@ -139,3 +135,4 @@ export class UdpDiscoveryService {
     return 0;
   }
 }
+

@@ -6,7 +6,7 @@ import {
   decodeDeviceNotification,
   encodeRequest,
 } from '../../../src/simulator/ads-server/protocol/commands.ts';
-import { fromFileTime } from '../../../src/simulator/ads-server/protocol/constants.ts';
+import { fromFileTime } from '../../../src/plc/ads/constants.ts';
 import { startHarness, type Harness } from './fixture.ts';
 import { rawClient, reply, request, type RawClient } from './raw-client.ts';
 

@@ -4,29 +4,9 @@
 // GetRemoteAddress); the discovery answer's blocks (host name, OS version info, TwinCAT version) as a
 // TwinCAT 3.1 system answers them (Apache PLC4X's ads-discovery.mspec documents the same blocks).
 
-import { AdsError, AdsErrorCode } from './errors.ts';
+import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
 import { formatNetId, parseNetId, type AmsAddress } from './net-id.ts';
-
-export const UDP_COOKIE = 0x71146603;
-export const UDP_HEADER_LENGTH = 12;
-
-export const UdpService = {
-  Discovery: 1,
-  AddRoute: 6,
-  DeleteRoute: 7,
-  Response: 0x80000000,
-} as const;
-
-export const UdpTag = {
-  Status: 1,
-  Password: 2,
-  Version: 3,
-  OsData: 4,
-  HostName: 5,
-  NetId: 7,
-  RouteName: 12,
-  UserName: 13,
-} as const;
+import { UDP_COOKIE, UDP_HEADER_LENGTH, UdpService } from '../../../plc/ads/constants.ts';
 
 export interface UdpRequest {
   invokeId: number;

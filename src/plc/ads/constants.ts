@@ -1,4 +1,5 @@
-// ADS/AMS protocol numbers: AMS/TCP commands, ADS command ids, state flags, index groups, states, modes.
+// ADS/AMS protocol numbers shared by the ADS driver and the simulator's ADS server: AMS/TCP commands, ADS
+// command ids, state flags, ports, index groups (including the system service's file commands), states, modes.
 
 export const AMS_TCP_HEADER_LENGTH = 6;
 export const AMS_HEADER_LENGTH = 32;
@@ -80,25 +81,32 @@ export const IndexGroup = {
   SetNumProc: 1200,
 } as const;
 
-export const AdsState = {
-  Invalid: 0,
-  Idle: 1,
-  Reset: 2,
-  Init: 3,
-  Start: 4,
-  Run: 5,
-  Stop: 6,
-  SaveConfig: 7,
-  LoadConfig: 8,
-  PowerFailure: 9,
-  PowerGood: 10,
-  Error: 11,
-  Shutdown: 12,
-  Suspend: 13,
-  Resume: 14,
-  Config: 15,
-  Reconfig: 16,
-} as const;
+/** ADS state names; the index is the numeric ADS state. */
+export const adsStateNames = [
+  'Invalid',
+  'Idle',
+  'Reset',
+  'Init',
+  'Start',
+  'Run',
+  'Stop',
+  'SaveCfg',
+  'LoadCfg',
+  'PowerFailure',
+  'PowerGood',
+  'Error',
+  'Shutdown',
+  'Suspend',
+  'Resume',
+  'Config',
+  'Reconfig',
+] as const;
+export type AdsStateName = (typeof adsStateNames)[number];
+
+/** Numeric ADS states by name. */
+export const AdsState = Object.freeze(
+  Object.fromEntries(adsStateNames.map((name, state) => [name, state])) as Record<AdsStateName, number>,
+);
 
 export const TransmissionMode = {
   Cyclic: 3,
@@ -117,3 +125,26 @@ export function toFileTime(epochMs: number): bigint {
 export function fromFileTime(fileTime: bigint): number {
   return Number((fileTime - FILETIME_EPOCH_OFFSET) / 10000n);
 }
+
+/** UDP discovery and route service (Beckhoff ADS library, AdsLib/AdsLib.cpp). */
+export const ADS_UDP_PORT = 48899;
+export const UDP_COOKIE = 0x71146603;
+export const UDP_HEADER_LENGTH = 12;
+
+export const UdpService = {
+  Discovery: 1,
+  AddRoute: 6,
+  DeleteRoute: 7,
+  Response: 0x80000000,
+} as const;
+
+export const UdpTag = {
+  Status: 1,
+  Password: 2,
+  Version: 3,
+  OsData: 4,
+  HostName: 5,
+  NetId: 7,
+  RouteName: 12,
+  UserName: 13,
+} as const;
