@@ -135,4 +135,3 @@ export class UdpDiscoveryService {
     return 0;
   }
 }
-
