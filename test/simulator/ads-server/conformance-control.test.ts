@@ -73,6 +73,8 @@ describe('ADS server: RPC, control and files (ads-client)', () => {
   });
 
   it('writes, reads, finds and deletes a file through the system service', async () => {
+    // Its own connection: the config-mode switch above may have made the shared client disconnect.
+    const client = await h.connect();
     const content = Buffer.from('id;name\n1;Widget\n2;Gadget\n');
     const open = async (name: string, mode: number): Promise<number> =>
       (await client.readWriteRaw(FOPEN, mode | GENERIC_PATH, 4, z(name), SYSTEM)).readUInt32LE(0);
