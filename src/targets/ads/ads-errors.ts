@@ -44,6 +44,8 @@ export const AdsCode = {
   SymbolNotFound: 1808,
   ServiceNotSupported: 1793,
   InvalidIndexGroup: 1794,
+  InvalidParameter: 1798,
+  InvalidParameterValue: 1803,
   NoMoreHandles: 1814,
   Timeout: 1861,
 } as const;
