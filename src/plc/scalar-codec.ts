@@ -1,5 +1,5 @@
 // Encoding and decoding of elementary values (integers, floats, times, dates) between JSON and PLC bytes.
-import { AppError } from '../../errors.ts';
+import { AppError } from '../errors.ts';
 import type { PlcValue, PrimitiveName } from './types.ts';
 
 type IntName = 'SINT' | 'USINT' | 'BYTE' | 'INT' | 'UINT' | 'WORD' | 'DINT' | 'UDINT' | 'DWORD';
@@ -15,6 +15,9 @@ export const intRanges: Readonly<Record<IntName, readonly [number, number]>> = {
   UDINT: [0, 4294967295],
   DWORD: [0, 4294967295],
 };
+
+/** Integer ranges of the base types an enum may use: the integer types of at most 32 bits. */
+export const enumBaseRanges: Readonly<Partial<Record<PrimitiveName, readonly [number, number]>>> = intRanges;
 
 const bigRanges = {
   LINT: [-(2n ** 63n), 2n ** 63n - 1n],
