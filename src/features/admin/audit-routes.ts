@@ -10,7 +10,9 @@ const AuditRecord = Type.Object({
   at: Type.String({ format: 'date-time' }),
   sub: Type.String({ description: 'The caller (JWT sub)' }),
   plcId: Type.Union([Type.String(), Type.Null()]),
-  action: Type.String({ description: 'variable.write, method.invoke, file.write, lifecycle.stop, sim.step, ...' }),
+  action: Type.String({
+    description: 'variable.write, method.invoke, file.write, lifecycle.stop, sim.step, ...',
+  }),
   target: Type.String({ description: 'The path, method, file, state or connection acted on' }),
   result: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
   error: Type.Optional(ErrorBody),

@@ -10,6 +10,8 @@ const reservedName = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i
 // Control characters (NUL included), the C1 range, and what Windows refuses or reads as wildcards or streams.
 // eslint-disable-next-line no-control-regex
 const forbiddenCharacter = /[\u0000-\u001f\u007f-\u009f<>:"|?*]/;
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
  * The path in canonical form ('' is the root when `allowRoot`): VALIDATION_ERROR for `..` or `.` segments,
@@ -42,7 +44,9 @@ export function checkFilePath(path: string, allowRoot = false): string {
 
 /** The path with control characters escaped, safe to echo in a message. */
 function printable(path: string): string {
-  // eslint-disable-next-line no-control-regex
-  const escaped = path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const escaped = path.replace(
+    controlCharacters,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
   return escaped.length > 80 ? `${escaped.slice(0, 79)}…` : escaped;
 }

@@ -30,7 +30,8 @@ export const lifecycleRoutes: FeaturePlugin = (app, _context) => {
         schema: {
           tags: ['Lifecycle'],
           summary: summaries[command],
-          description: 'At most one lifecycle request per PLC in any 5 s (RateLimiting.Lifecycle), whoever sends it.',
+          description:
+            'At most one lifecycle request per PLC in any 5 s (RateLimiting.Lifecycle), whoever sends it.',
           params: PlcIdParams,
           response: envelopeResponses(LifecycleResult),
         },

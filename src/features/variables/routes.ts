@@ -106,7 +106,10 @@ export const variablesRoutes: FeaturePlugin = (app, _context) => {
     async (request) => {
       const { path } = request.params;
       const written = await writeVariable(targetOf(request), path, request.body.value);
-      noteAudit(request, { oldValue: written.oldValues[path] ?? null, newValue: written.newValues[path] ?? null });
+      noteAudit(request, {
+        oldValue: written.oldValues[path] ?? null,
+        newValue: written.newValues[path] ?? null,
+      });
       return ok(written.result);
     },
   );
@@ -136,7 +139,12 @@ export const variablesRoutes: FeaturePlugin = (app, _context) => {
         oldValue: written.oldValues,
         newValue: written.newValues,
         ...(failed[0] && 'error' in failed[0]
-          ? { error: { code: failed[0].error.code, message: `${failed.length} of the paths were not written.` } }
+          ? {
+              error: {
+                code: failed[0].error.code,
+                message: `${failed.length} of the paths were not written.`,
+              },
+            }
           : {}),
       });
       return ok(written.result);

@@ -1,21 +1,41 @@
 // A file store backed by a real folder (FileRoot): writes go through a temp file and a rename.
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readFile, readdir, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join, relative, isAbsolute } from 'node:path';
 import { AppError } from '../../errors.ts';
 import { fileNotFound, splitFilePath, type FileEntry, type FileStore } from '../../simulator/engine/index.ts';
 
 export class DiskFileStore implements FileStore {
   readonly root: string;
+  readonly #maxBytes: number;
 
-  /** `root` must be absolute (the config loader resolves FileRoot against the content root). */
-  constructor(root: string) {
+  /**
+   * `root` must be absolute (the config loader resolves FileRoot against the content root); a file larger
+   * than `maxBytes` is refused with PAYLOAD_TOO_LARGE before it is read into memory.
+   */
+  constructor(root: string, maxBytes = Number.POSITIVE_INFINITY) {
     this.root = root;
+    this.#maxBytes = maxBytes;
   }
 
   async read(path: string): Promise<Buffer> {
     const full = await this.#existing(path, false);
     try {
+      const { size } = await stat(full);
+      if (size > this.#maxBytes) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `File '${path}' is larger than ${this.#maxBytes} bytes.`);
+      }
       return await readFile(full);
     } catch (err) {
       throw mapError(err, path);

@@ -8,6 +8,9 @@ import { FaultProxy, makeTarget, startPlant, type Plant } from '../../targets/ad
 import type { AdsTarget } from '../../../src/targets/ads/index.ts';
 import { caller, type Call } from '../variables/fixture.ts';
 
+const errorMessage = (res: { json(): unknown }): string =>
+  (res.json() as { error: { message: string } }).error.message;
+
 const FileOpen = 120;
 const FileRename = 132;
 const FileFind = 133;
@@ -52,7 +55,7 @@ describe('file routes on a Real PLC with a missing file service', () => {
         ]) {
           assert.equal(res.statusCode, 502, res.body);
           assert.equal(res.json().error.code, 'ADS_ERROR');
-          assert.match(res.json().error.message, /offers no file service/);
+          assert.match(errorMessage(res), /offers no file service/);
         }
       } finally {
         proxy.fault = undefined;
@@ -69,13 +72,16 @@ describe('file routes on a Real PLC with a missing file service', () => {
         const res = await call('PUT', '/api/plcs/press/files/recipes/r1.csv', { contentBase64: 'bmV3' });
         assert.equal(res.statusCode, 502, res.body);
         assert.equal(res.json().error.code, 'ADS_ERROR');
-        assert.match(res.json().error.message, /no FRENAME.*atomically.*nothing was written/);
+        assert.match(errorMessage(res), /no FRENAME.*atomically.*nothing was written/);
       }
     } finally {
       proxy.fault = undefined;
     }
     assert.equal((await plant.plc.files.read('recipes/r1.csv')).toString(), 'old content');
-    assert.deepEqual((await plant.plc.files.list('recipes')).map((e) => e.name), ['r1.csv']);
+    assert.deepEqual(
+      (await plant.plc.files.list('recipes')).map((e) => e.name),
+      ['r1.csv'],
+    );
     // Reads still work on such a PLC.
     const read = await call('GET', '/api/plcs/press/files/recipes/r1.csv');
     assert.equal(read.statusCode, 200);

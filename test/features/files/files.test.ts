@@ -5,6 +5,9 @@ import { after, before, describe, test } from 'node:test';
 import { testDrivers } from '../variables/fixture.ts';
 import { allBytes, mib16, startFilesApp, type FilesApp } from './fixture.ts';
 
+const errorMessage = (res: { json(): unknown }): string =>
+  (res.json() as { error: { message: string } }).error.message;
+
 const url = (path: string) => `/api/plcs/sim1/files/${path}`;
 
 for (const driver of testDrivers) {
@@ -33,7 +36,9 @@ for (const driver of testDrivers) {
       assert.deepEqual(await f.sim.plc.files.read('bin/raw.bin'), allBytes());
 
       const reversed = Buffer.from(allBytes()).reverse();
-      const json = await f.send('PUT', url('bin/json.bin'), { json: { contentBase64: reversed.toString('base64') } });
+      const json = await f.send('PUT', url('bin/json.bin'), {
+        json: { contentBase64: reversed.toString('base64') },
+      });
       assert.deepEqual(json.json(), { data: { path: 'bin/json.bin', size: 256 }, error: null });
       assert.deepEqual(await readBack('bin/json.bin'), reversed);
     });
@@ -57,7 +62,9 @@ for (const driver of testDrivers) {
       assert.equal(raw.json().data.size, mib16);
       assert.ok((await readBack('big/limit.bin')).equals(limit));
 
-      const json = await f.send('PUT', url('big/limit-json.bin'), { json: { contentBase64: limit.toString('base64') } });
+      const json = await f.send('PUT', url('big/limit-json.bin'), {
+        json: { contentBase64: limit.toString('base64') },
+      });
       assert.equal(json.statusCode, 200, json.body);
       assert.equal(json.json().data.size, mib16);
 
@@ -75,7 +82,7 @@ for (const driver of testDrivers) {
       const res = await f.send('GET', url('big/over.bin'));
       assert.equal(res.statusCode, 413);
       assert.equal(res.json().error.code, 'PAYLOAD_TOO_LARGE');
-      assert.match(res.json().error.message, /Files\.MaxBytes|larger than/);
+      assert.match(errorMessage(res), /Files\.MaxBytes|larger than/);
     });
 
     test('listing: root and folders, sorted, with type, size and modified; missing folder 404', async () => {
@@ -98,10 +105,17 @@ for (const driver of testDrivers) {
       );
       for (const e of entries) assert.match(e.modified, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       const nested = await f.send('GET', '/api/plcs/sim1/files?dir=list/sub/');
-      assert.deepEqual(nested.json().data.entries.map((e: { name: string }) => e.name), ['c.txt']);
+      assert.deepEqual(
+        nested.json<{ data: { entries: Array<{ name: string }> } }>().data.entries.map((e) => e.name),
+        ['c.txt'],
+      );
       const root = await f.send('GET', '/api/plcs/sim1/files');
       assert.equal(root.json().data.dir, '');
-      assert.ok(root.json().data.entries.some((e: { name: string; type: string }) => e.name === 'list' && e.type === 'dir'));
+      assert.ok(
+        root
+          .json<{ data: { entries: Array<{ name: string; type: string }> } }>()
+          .data.entries.some((e: { name: string; type: string }) => e.name === 'list' && e.type === 'dir'),
+      );
       const missing = await f.send('GET', '/api/plcs/sim1/files?dir=nope');
       assert.equal(missing.statusCode, 404);
       assert.equal(missing.json().error.code, 'FILE_NOT_FOUND');
@@ -116,7 +130,14 @@ for (const driver of testDrivers) {
     });
 
     test('bad bodies: invalid base64, no content, another content type', async () => {
-      for (const json of [{ contentBase64: 'abc' }, { contentBase64: '@@@@' }, { contentBase64: 'A===' }, { contentBase64: 7 }, {}, []]) {
+      for (const json of [
+        { contentBase64: 'abc' },
+        { contentBase64: '@@@@' },
+        { contentBase64: 'A===' },
+        { contentBase64: 7 },
+        {},
+        [],
+      ]) {
         const res = await f.send('PUT', url('bad/x.bin'), { json });
         assert.equal(res.statusCode, 400, JSON.stringify(json));
         assert.equal(res.json().error.code, 'VALIDATION_ERROR');
@@ -133,7 +154,12 @@ for (const driver of testDrivers) {
       const put = await f.send('PUT', url('bin/raw.bin'), { raw: Buffer.from('x') }, viewer);
       assert.equal(put.statusCode, 403);
       assert.equal(put.json().error.code, 'FORBIDDEN');
-      const noWrite = await f.send('PUT', url('bin/raw.bin'), { raw: Buffer.from('x') }, { scope: 'ads:read' });
+      const noWrite = await f.send(
+        'PUT',
+        url('bin/raw.bin'),
+        { raw: Buffer.from('x') },
+        { scope: 'ads:read' },
+      );
       assert.equal(noWrite.statusCode, 403);
       assert.deepEqual(await f.sim.plc.files.read('bin/raw.bin'), allBytes());
       const other = await f.send('GET', url('bin/raw.bin'), undefined, { plc_access: ['ads-err'] });
@@ -156,7 +182,11 @@ describe('file routes: flag off and the FileTransfers limit', () => {
   test('Files off by default: 501 FEATURE_DISABLED', async () => {
     const f = await startFilesApp('simulated', { settings: { Features: { Files: false } } });
     try {
-      for (const [method, path] of [['GET', url('a.txt')], ['PUT', url('a.txt')], ['GET', '/api/plcs/sim1/files']] as const) {
+      for (const [method, path] of [
+        ['GET', url('a.txt')],
+        ['PUT', url('a.txt')],
+        ['GET', '/api/plcs/sim1/files'],
+      ] as const) {
         const res = await f.send(method, path, method === 'PUT' ? { raw: Buffer.from('x') } : undefined);
         assert.equal(res.statusCode, 501);
         assert.equal(res.json().error.code, 'FEATURE_DISABLED');

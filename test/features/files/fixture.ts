@@ -4,7 +4,13 @@ import type { FileStore } from '../../../src/simulator/engine/index.ts';
 import type { SettingsOverrides } from '../../helpers/config.ts';
 import { buildTestApp } from '../../helpers/app.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
-import { failingTargets, richProgram, startTestPlc, type TestDriver, type TestPlc } from '../variables/fixture.ts';
+import {
+  failingTargets,
+  richProgram,
+  startTestPlc,
+  type TestDriver,
+  type TestPlc,
+} from '../variables/fixture.ts';
 
 export const mib16 = 16 * 1024 * 1024;
 

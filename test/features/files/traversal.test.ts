@@ -58,7 +58,9 @@ function send(base: URL, token: string, method: string, path: string, body?: Buf
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Answer['body'] }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Answer['body'] }),
+        );
       },
     );
     req.on('error', reject);
@@ -157,18 +159,32 @@ for (const driver of testDrivers) {
       // The gateway audits the failed upload once it has seen the cut: wait for that record.
       for (;;) {
         const page = await send(base, token, 'GET', '/api/admin/audit?plcId=sim1');
-        const items = (page.body.data as { items: Array<{ action: string; target: string; result: string }> }).items;
-        if (items.some((r) => r.action === 'file.write' && r.target === 'recipes/r1.csv' && r.result === 'error')) {
+        const items = (page.body.data as { items: Array<{ action: string; target: string; result: string }> })
+          .items;
+        if (
+          items.some(
+            (r) => r.action === 'file.write' && r.target === 'recipes/r1.csv' && r.result === 'error',
+          )
+        ) {
           break;
         }
         await new Promise((resolve) => setImmediate(resolve));
       }
       const read = await send(base, token, 'GET', '/api/plcs/sim1/files/recipes/r1.csv');
       assert.equal(read.status, 200);
-      assert.equal(Buffer.from((read.body.data as { contentBase64: string }).contentBase64, 'base64').toString(), 'old content');
+      assert.equal(
+        Buffer.from((read.body.data as { contentBase64: string }).contentBase64, 'base64').toString(),
+        'old content',
+      );
       assert.deepEqual(await readdir(join(root, 'recipes')), ['r1.csv']);
       // A complete upload on a new connection then goes through.
-      const ok = await send(base, token, 'PUT', '/api/plcs/sim1/files/recipes/r1.csv', Buffer.from('new content'));
+      const ok = await send(
+        base,
+        token,
+        'PUT',
+        '/api/plcs/sim1/files/recipes/r1.csv',
+        Buffer.from('new content'),
+      );
       assert.equal(ok.status, 200);
       assert.equal(await readFile(join(root, 'recipes', 'r1.csv'), 'utf8'), 'new content');
     });

@@ -43,7 +43,12 @@ export async function startLine(id: string, driver: TestDriver): Promise<Line> {
   const plant = await startPlant(plc);
   const proxy = new FaultProxy(plant.port);
   const config = testConfig({ AmsRouter: { NetId: '127.0.0.1.1.20', LocalAdsPort: 32750 } });
-  const target = createAdsTarget(id, realSettings(await proxy.listen(), { TimeoutMs: 3000 }), { config }, fastTuning);
+  const target = createAdsTarget(
+    id,
+    realSettings(await proxy.listen(), { TimeoutMs: 3000 }),
+    { config },
+    fastTuning,
+  );
   await target.start();
   await reach(target, 'Connected');
   return {

@@ -9,6 +9,9 @@ import { FakeTarget } from '../../helpers/fake-target.ts';
 import { caller, failingTarget, testDrivers, type Call } from '../variables/fixture.ts';
 import { startLine, type Line } from './fixture.ts';
 
+const errorMessage = (res: { json(): unknown }): string =>
+  (res.json() as { error: { message: string } }).error.message;
+
 const window = 5000;
 
 for (const driver of testDrivers) {
@@ -39,7 +42,8 @@ for (const driver of testDrivers) {
       t += window;
       return as('POST', `/api/plcs/${plcId}/lifecycle/${name}`);
     };
-    const adsState = async () => (await call('GET', '/api/plcs/line/device/state')).json().data.state as string;
+    const adsState = async () =>
+      (await call('GET', '/api/plcs/line/device/state')).json().data.state as string;
 
     test('start, stop and reset answer the ADS state read back; device/state and /status follow', async () => {
       const steps: Array<[string, string]> = [
@@ -129,7 +133,9 @@ for (const driver of testDrivers) {
           assert.equal(res.json().error.code, 'FORBIDDEN');
         }
       }
-      const denied = await (await caller(app, { plc_access: ['other'] }))('POST', '/api/plcs/line/lifecycle/stop');
+      const denied = await (
+        await caller(app, { plc_access: ['other'] })
+      )('POST', '/api/plcs/line/lifecycle/stop');
       assert.equal(denied.json().error.code, 'PLC_ACCESS_DENIED');
       assert.equal(await adsState(), 'Run');
       const res = await call('POST', '/api/plcs/line/lifecycle/stop');
@@ -144,7 +150,7 @@ for (const driver of testDrivers) {
           const res = await command('stop');
           assert.equal(res.statusCode, 502, res.body);
           assert.equal(res.json().error.code, 'ADS_ERROR');
-          assert.match(res.json().error.message, /1796/);
+          assert.match(errorMessage(res), /1796/);
         } finally {
           line.proxy.fault = undefined;
         }
