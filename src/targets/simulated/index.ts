@@ -51,7 +51,7 @@ function createTarget(
   const files: FileStore | undefined = settings.FileRoot
     ? new DiskFileStore(
         resolve(ctx.config.contentRoot, settings.FileRoot),
-        ctx.config.settings.Files.MaxBytes,
+        ctx.config.settings.Files?.MaxBytes,
       )
     : undefined;
   const plc = new SimulatedPlc(builder.build(), files ? { files } : {});
