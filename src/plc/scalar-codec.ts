@@ -26,7 +26,6 @@ const bigRanges = {
   LTIME: [0n, 2n ** 64n - 1n],
 } as const;
 
-const maxReal = 3.4028234663852886e38;
 const msPerDay = 86_400_000;
 const maxU32 = 4294967295;
 
@@ -127,7 +126,10 @@ export function encodePrimitive(
       return;
     case 'REAL': {
       const v = float(name, value, path);
-      if (Math.abs(v) > maxReal) throw mismatch(path, `${v} is outside the REAL range`);
+      // Accepts what rounds to a float (3.4028235e38, as C# and Java print the maximum), not what overflows.
+      if (!Number.isFinite(Math.fround(v))) {
+        throw mismatch(path, `${v} is outside the REAL range`);
+      }
       buf.writeFloatLE(v, o);
       return;
     }
