@@ -6,6 +6,7 @@ import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
 import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
 import { auditRoutes } from './features/admin/audit-routes.ts';
+import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
 import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
@@ -110,6 +111,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(filesRoutes, context);
   await app.register(lifecycleRoutes, context);
   await app.register(auditRoutes, context);
+  await app.register(alarmsRoutes, context);
 
   return app;
 }
