@@ -2,10 +2,15 @@
 // order. It never listens, so tests drive it with `inject` and main.ts owns the socket.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
+import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
+import { auditRoutes } from './features/admin/audit-routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
+import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
+import { lifecycleRoutes } from './features/lifecycle/routes.ts';
 import { methodsRoutes } from './features/methods/routes.ts';
 import { plcsRoutes } from './features/plcs/routes.ts';
 import { simulationRoutes } from './features/simulation/routes.ts';
@@ -18,6 +23,7 @@ import { createTokenVerifier } from './guards/auth/token-verifier.ts';
 import { installGuards } from './guards/install-guards.ts';
 import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
+import { installAudit } from './http/audit-hooks.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
 import type { FeatureContext } from './http/feature-context.ts';
 import { loggerOptions } from './http/logging.ts';
@@ -38,6 +44,8 @@ export interface AppDeps {
   readonly tokenNow?: Clock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
+  /** Where audit records go; default: an in-memory ring of `Audit.Length` records. */
+  readonly auditStore?: AuditStore;
 }
 
 const oneMiB = 1024 * 1024;
@@ -87,9 +95,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     verifier: createTokenVerifier(settings.Auth, keySource, deps.tokenNow),
     limits,
   });
+  const audit = new AuditTrail(deps.auditStore ?? new MemoryAuditStore(settings.Audit.Length), app.log, now);
+  installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
-  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now };
+  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now, audit };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(simulationRoutes, context);
@@ -98,6 +108,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(deviceRoutes, context);
   await app.register(variablesRoutes, context);
   await app.register(methodsRoutes, context);
+  await app.register(filesRoutes, context);
+  await app.register(lifecycleRoutes, context);
+  await app.register(auditRoutes, context);
   await app.register(alarmsRoutes, context);
 
   return app;

@@ -168,6 +168,7 @@ export const SettingsSchema = Type.Object(
         SymbolBrowsing: PositiveInt(10, 'per second per user'),
         NotificationConnections: PositiveInt(5, 'stream connections opened per 60 s per user'),
         Lifecycle: PositiveInt(1, 'per 5 s sliding window per PLC'),
+        FileTransfers: PositiveInt(5, 'file reads, writes and listings per second per user per PLC'),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -190,6 +191,10 @@ export const SettingsSchema = Type.Object(
     ),
     Files: Type.Object(
       { MaxBytes: PositiveInt(16 * 1024 * 1024) },
+      { additionalProperties: false, default: {} },
+    ),
+    Audit: Type.Object(
+      { Length: PositiveInt(10000, 'audit records kept in memory; older ones are dropped') },
       { additionalProperties: false, default: {} },
     ),
     Http: Type.Object(

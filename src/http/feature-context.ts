@@ -1,6 +1,7 @@
 // What every feature plugin is given: the config, the PLC registry and the rate-limit factories.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
+import type { AuditTrail } from '../audit/trail.ts';
 import type { Config } from '../config/schema.ts';
 import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
@@ -16,6 +17,8 @@ export type FeatureContext = {
   readonly metrics: Registry;
   /** Milliseconds clock shared with the limiters; injectable in tests. */
   readonly now: Clock;
+  /** Where state-changing operations not declared with a route's `config.audit` are recorded. */
+  readonly audit: AuditTrail;
 };
 
 /** The fastify instance a feature registers its routes on (TypeBox type provider). */

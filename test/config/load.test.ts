@@ -40,6 +40,7 @@ describe('loadConfig: defaults', () => {
       SymbolBrowsing: 10,
       NotificationConnections: 5,
       Lifecycle: 1,
+      FileTransfers: 5,
     });
     assert.deepEqual(settings.Notifications, {
       MaxSymbolsPerClient: 50,
@@ -50,6 +51,7 @@ describe('loadConfig: defaults', () => {
     assert.deepEqual(settings.ConnectionLimits, { MaxPerUser: 20, MaxTotal: 2000 });
     assert.equal(settings.Simulation.MaxStepCycles, 100000);
     assert.equal(settings.Files.MaxBytes, 16 * 1024 * 1024);
+    assert.equal(settings.Audit.Length, 10000);
     assert.deepEqual(settings.PlcTargets.line1, {
       DisplayName: '',
       Mode: 'Simulated',

@@ -55,10 +55,14 @@ export function declareScenario(builder: ProgramBuilder, scenario: ScenarioDefin
         ...(options.timer ? { timer: options.timer } : {}),
         ...(options.onFault ? { onFault: options.onFault } : {}),
       });
+      // The scan is the PLC's task: it runs only while the runtime is in Run (lifecycle stop halts it).
+      simulation.setHalted(plc.adsState !== 'Run');
+      const offState = plc.onStateChange((state) => simulation.setHalted(state !== 'Run'));
       return {
         simulation,
         runtime,
         close() {
+          offState();
           simulation.close();
           runtime.close();
           runtimes.delete(plc);

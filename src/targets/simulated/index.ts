@@ -55,7 +55,10 @@ function createTarget(
   const builder = baseProgramBuilder(id, settings);
   const declared = scenario ? declareScenario(builder, scenario) : undefined;
   const files: FileStore | undefined = settings.FileRoot
-    ? new DiskFileStore(resolve(ctx.config.contentRoot, settings.FileRoot))
+    ? new DiskFileStore(
+        resolve(ctx.config.contentRoot, settings.FileRoot),
+        ctx.config.settings.Files?.MaxBytes,
+      )
     : undefined;
   const plc = new SimulatedPlc(builder.build(), {
     ...(files ? { files } : {}),
