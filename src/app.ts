@@ -22,6 +22,9 @@ import type { FeatureContext } from './http/feature-context.ts';
 import { loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
+import { installStreams, type StreamTimings } from './http/streams/install.ts';
+import { adminRoutes } from './features/admin/routes.ts';
+import { notificationsRoutes } from './features/notifications/routes.ts';
 import { createRouteIndex } from './http/route-index.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 
@@ -33,6 +36,8 @@ export interface AppDeps {
   readonly now?: Clock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
+  /** Stream timers (hub ping and client timeout, SSE heartbeat); tests shorten them. */
+  readonly streamTimings?: Partial<StreamTimings>;
 }
 
 const oneMiB = 1024 * 1024;
@@ -81,7 +86,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   // Feature areas: one line each, all given the same context.
-  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now };
+  const streams = await installStreams(app, settings, metrics, deps.streamTimings);
+  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now, streams };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(simulationRoutes, context);
@@ -90,6 +96,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(deviceRoutes, context);
   await app.register(variablesRoutes, context);
   await app.register(methodsRoutes, context);
+  await app.register(notificationsRoutes, context);
+  await app.register(adminRoutes, context);
 
   return app;
 }
