@@ -78,6 +78,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
   const metrics = installMetrics(app);
   await installOpenApi(app, config);
+  // Before the guards: the WebSocket plugin must mark upgrade requests first, so a refused upgrade's socket is
+  // closed after its JSON answer.
+  const streams = await installStreams(app, settings, metrics, deps.streamTimings);
   installGuards(app, {
     config,
     registry: deps.registry,
@@ -86,7 +89,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   // Feature areas: one line each, all given the same context.
-  const streams = await installStreams(app, settings, metrics, deps.streamTimings);
   const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now, streams };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);

@@ -14,7 +14,11 @@ const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true
 
 /** Stream event name -> hub method the client registers with `connection.on(...)`. */
 export const hubMethods = {
-  subscribed: 'SubscriptionConfirmed',
+  // SubscriptionConfirmed(string[]): the symbols themselves, not the SSE event's object.
+  subscribed: {
+    method: 'SubscriptionConfirmed',
+    argument: (json: string) => JSON.stringify((JSON.parse(json) as { symbols: string[] }).symbols),
+  },
   change: 'VariableChanged',
   error: 'SymbolError',
   disconnected: 'Disconnected',

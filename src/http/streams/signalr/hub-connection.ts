@@ -34,10 +34,17 @@ export type HubMethod = (args: readonly unknown[], complete: (result: unknown) =
 export interface HubConnectionOptions extends HubTimings {
   readonly queueLength: number;
   readonly entry: StreamEntry;
-  /** Server-to-client method name for each stream event name the feature sends; others are not sent. */
-  readonly serverMethods: Readonly<Record<string, string>>;
+  readonly serverMethods: ServerMethods;
   readonly log: { warn(obj: object, msg: string): void };
 }
+
+/**
+ * Server-to-client methods by the stream event name the feature sends (others are not sent to hub clients): a
+ * method name, whose one argument is the event data, or a method with a function reshaping the data's JSON.
+ */
+export type ServerMethods = Readonly<
+  Record<string, string | { readonly method: string; readonly argument: (json: string) => string }>
+>;
 
 // An event name no feature uses: the data is a complete protocol frame (a Completion), queued in order.
 const rawFrame = '\u0000frame';
@@ -221,7 +228,10 @@ export class HubConnection implements EventSink {
       else {
         const method = e.name === gapEventName ? 'Gap' : this.#options.serverMethods[e.name];
         if (method === undefined) continue;
-        batch += invocationFrame(method, e.data);
+        batch +=
+          typeof method === 'string'
+            ? invocationFrame(method, e.data)
+            : invocationFrame(method.method, method.argument(e.data));
         count += 1;
       }
       if (batch.length >= maxBatchChars) break;

@@ -10,7 +10,7 @@ import { ErrorEnvelope } from '../../envelope.ts';
 import type { FeatureApp } from '../../feature-context.ts';
 import type { Streams } from '../install.ts';
 import type { StreamEntry } from '../registry.ts';
-import { HubConnection } from './hub-connection.ts';
+import { HubConnection, type ServerMethods } from './hub-connection.ts';
 
 export interface HubDefinition {
   /** The WebSocket route, e.g. `/api/plcs/:plcId/notifications/ws`; negotiate is `<path>/negotiate`. */
@@ -20,8 +20,8 @@ export interface HubDefinition {
   /** Guard config (feature flag, policy, plcScoped); the routes are marked as WebSocket routes. */
   readonly config: Omit<FastifyContextConfig, 'websocket'>;
   readonly tag: string;
-  /** Server-to-client method name per stream event name the feature sends. */
-  readonly serverMethods: Readonly<Record<string, string>>;
+  /** Server-to-client methods by stream event name. */
+  readonly serverMethods: ServerMethods;
   /** A client completed the handshake: register its client methods and start its session. */
   open(connection: HubConnection, request: FastifyRequest): void;
 }
