@@ -2,6 +2,7 @@
 // subscriptions, Last-Event-ID resume, symbol errors, invalidation by a download, PLC loss and return.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { EventSource } from 'eventsource';
 import { program } from '../../targets/ads/harness.ts';
 import { testDrivers } from '../variables/fixture.ts';
 import {
@@ -183,3 +184,58 @@ for (const driver of testDrivers) {
     });
   });
 }
+
+describe('notification SSE with the eventsource package', () => {
+  it('receives named events, and after a server-side end resumes with Last-Event-ID to fresh state', async () => {
+    const s = await startStreamApp('simulated');
+    const received: Array<{ type: string; id: string; data: unknown }> = [];
+    const signal = new Signal();
+    const es = new EventSource(sseUrl(s.base, ['MAIN.nA']), {
+      fetch: (url, init) =>
+        fetch(url, { ...init, headers: { ...init.headers, authorization: `Bearer ${s.token}` } }),
+    });
+    try {
+      for (const type of ['subscribed', 'change']) {
+        es.addEventListener(type, (e) => {
+          received.push({ type, id: e.lastEventId, data: JSON.parse(e.data as string) as unknown });
+          signal.notify();
+        });
+      }
+      const wait = (n: number) =>
+        signal.until(
+          () => received.length >= n,
+          10_000,
+          () => `${n} events`,
+        );
+      await wait(2);
+      assert.deepEqual(
+        received.map((e) => [e.type, e.id]),
+        [
+          ['subscribed', '1'],
+          ['change', '2'],
+        ],
+      );
+      await s.plc.target.write('MAIN.nA', 8);
+      await wait(3);
+      const [row] = await connections(s);
+      await s.app.inject({
+        method: 'DELETE',
+        url: `/api/admin/connections/${String(row?.id)}`,
+        headers: authHeaders(s.token),
+      });
+      // EventSource reconnects by itself, sending Last-Event-ID: 3.
+      await wait(5);
+      assert.deepEqual(
+        received.slice(3).map((e) => [e.type, e.id]),
+        [
+          ['subscribed', '4'],
+          ['change', '5'],
+        ],
+      );
+      assert.equal((received[4]?.data as { value: number }).value, 8);
+    } finally {
+      es.close();
+      await s.close();
+    }
+  });
+});
