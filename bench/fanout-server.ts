@@ -49,7 +49,12 @@ async function ceiling(): Promise<string> {
     const t = now();
     let batch = '';
     for (const [i, symbol] of symbolPaths.entries()) {
-      const data = JSON.stringify({ symbol, value: t + i * 1e-6, type: 'LREAL', timestamp: new Date(t).toISOString() });
+      const data = JSON.stringify({
+        symbol,
+        value: t + i * 1e-6,
+        type: 'LREAL',
+        timestamp: new Date(t).toISOString(),
+      });
       batch += `{"type":1,"target":"VariableChanged","arguments":[${data}]}\u001e`;
     }
     for (const client of wss.clients) client.send(batch);

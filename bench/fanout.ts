@@ -73,14 +73,21 @@ function sseClient(ready: Ready, sampled: boolean, counters: Counters): Promise<
   });
 }
 
-function wsClient(url: string, hub: Ready | undefined, sampled: boolean, counters: Counters): Promise<() => void> {
+function wsClient(
+  url: string,
+  hub: Ready | undefined,
+  sampled: boolean,
+  counters: Counters,
+): Promise<() => void> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, hub ? { headers: { authorization: `Bearer ${hub.token}` } } : {});
     ws.on('error', reject);
     ws.on('open', () => {
       if (hub) {
         ws.send(`{"protocol":"json","version":1}${RS}`);
-        ws.send(JSON.stringify({ type: 1, invocationId: '1', target: 'Subscribe', arguments: [hub.symbols] }) + RS);
+        ws.send(
+          JSON.stringify({ type: 1, invocationId: '1', target: 'Subscribe', arguments: [hub.symbols] }) + RS,
+        );
       }
       resolve(() => ws.terminate());
     });
@@ -113,7 +120,15 @@ async function run(mode: 'gateway' | 'ceiling', n: number): Promise<Result> {
       const sampled = i % sampleEvery === 0;
       if (mode === 'ceiling') closers.push(await wsClient(ready.url, undefined, sampled, counters));
       else if (i % 2 === 0) closers.push(await sseClient(ready, sampled, counters));
-      else closers.push(await wsClient(`${ready.url.replace('http', 'ws')}/api/plcs/plc1/notifications/ws`, ready, sampled, counters));
+      else
+        closers.push(
+          await wsClient(
+            `${ready.url.replace('http', 'ws')}/api/plcs/plc1/notifications/ws`,
+            ready,
+            sampled,
+            counters,
+          ),
+        );
     }
     // Warm-up: initial values and JIT, not measured.
     await new Promise((r) => setTimeout(r, 1000));
@@ -149,13 +164,20 @@ async function run(mode: 'gateway' | 'ceiling', n: number): Promise<Result> {
 }
 
 const f = (x: number, d = 0): string => x.toFixed(d);
-console.log(`bench:fanout: 50 symbols x 10 scans/s, ${seconds} s per run, latency sampled on 1 client in ${sampleEvery}`);
-console.log('N     server    clients  events/s   expected/s  p50 ms  p99 ms  CPU %   RSS KiB/client  dropped');
+console.log(
+  `bench:fanout: 50 symbols x 10 scans/s, ${seconds} s per run, latency sampled on 1 client in ${sampleEvery}`,
+);
+console.log(
+  'N     server    clients  events/s   expected/s  p50 ms  p99 ms  CPU %   RSS KiB/client  dropped',
+);
 let pass = true;
 for (const n of sizes) {
   const g = await run('gateway', n);
   const c = await run('ceiling', n);
-  for (const [name, r] of [['gateway', g], ['ceiling', c]] as const) {
+  for (const [name, r] of [
+    ['gateway', g],
+    ['ceiling', c],
+  ] as const) {
     console.log(
       `${String(n).padEnd(5)} ${name.padEnd(9)} ${String(2 * n).padStart(7)} ${f(r.eventsPerSecond).padStart(9)} ` +
         `${f(r.expectedPerSecond).padStart(12)} ${f(r.p50, 1).padStart(7)} ${f(r.p99, 1).padStart(7)} ` +

@@ -41,7 +41,8 @@ export async function installStreams(
   // A WebSocket upgrade refused by a hook that ran before the plugin's (bad Host header, say) has had its JSON
   // answer; its socket is still in the upgrade state and would hold the server open: close it.
   app.addHook('onResponse', (request, _reply, done) => {
-    if (!request.ws && request.raw.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy();
+    if (!request.ws && request.raw.headers.upgrade?.toLowerCase() === 'websocket')
+      request.raw.socket.destroy();
     done();
   });
   // Heartbeats are named events sent by the writer, not the plugin's comment lines.
