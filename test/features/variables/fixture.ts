@@ -45,8 +45,9 @@ export async function startTestPlc(
   driver: TestDriver = 'simulated',
   program: Program = richProgram(),
   files?: FileStore,
+  clock: () => number = testNow,
 ): Promise<TestPlc> {
-  const plc = new SimulatedPlc(program, { clock: testNow, ...(files ? { files } : {}) });
+  const plc = new SimulatedPlc(program, { clock, ...(files ? { files } : {}) });
   return driver === 'simulated' ? startSimulated(id, plc) : startReal(id, plc);
 }
 
