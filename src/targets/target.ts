@@ -26,7 +26,10 @@ export const adsStates = [
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = (typeof adsStates)[number];
 
-/** A JSON-safe PLC value. Enums read as `{ name, value }`; structs are objects by member name. */
+/**
+ * A JSON-safe PLC value. Enums are their integer (member names come from `enumMembers`); structs are objects
+ * by member name; arrays are arrays.
+ */
 export type PlcValue = boolean | number | string | null | PlcValue[] | { [member: string]: PlcValue };
 
 export interface SymbolNode {
@@ -132,6 +135,11 @@ export interface SimulationControl {
 }
 
 export type ConnectionListener = (state: ConnectionState) => void;
+
+/** Where a driver reports what the operator should know but no caller is told (pino's signature). */
+export interface TargetLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
 
 /**
  * One configured PLC. Operations throw AppError (src/errors.ts): PLC_UNAVAILABLE when not connected,

@@ -117,14 +117,14 @@ describe('loadConfig: problems', () => {
     assert.deepEqual(
       new Set(problems),
       new Set([
-        'Bogus: is not a known setting',
+        'Bogus: unknown setting, not one of plc-gateway (check the spelling)',
         'Logging.Level: must be fatal, error, warn, info, debug, trace or silent',
-        'Features.Alarm: is not a known setting',
+        'Features.Alarm: unknown setting, not one of plc-gateway (check the spelling)',
         'Features.Files: must be true, false or an object { Enabled }',
         'PlcTargets.line1.Mode: must be Real or Simulated',
         'PlcTargets.line1.AmsNetId: must be six octets 0-255 separated by dots',
         'PlcTargets.line2.Port: must be at most 65535',
-        'PlcTargets.line2.InitialValues.MAIN.x.unit: is not a known setting',
+        'PlcTargets.line2.InitialValues.MAIN.x.unit: unknown setting, not one of plc-gateway (check the spelling)',
         'PlcTargets.bad id!: is not a valid id (use 1-64 letters, digits, _ or -)',
         'PlcAlarms.Targets.line9.CycleTimeMs: must be at least 1',
         'Auth: needs one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey',

@@ -10,7 +10,7 @@ export {
   type MethodDecl,
   type TypeRef,
 } from './type-registry.ts';
-export { decode, encode, encodeInto, encodeOver } from './codec.ts';
+export { decode, encode, encodeInto, encodeOver, type NonMemberSink } from './codec.ts';
 export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './path.ts';
 export { symbolNode, symbolTree } from './symbol-tree.ts';
 export {

@@ -1,7 +1,7 @@
 // SimulatedPlc: the memory image of a Program, with typed and raw access, state, watches, methods and files.
 import { AppError } from '../../errors.ts';
 import { adsStates, type AdsState } from '../../targets/target.ts';
-import { decode, encodeInto, encodeOver } from './codec.ts';
+import { decode, encodeInto, encodeOver, type NonMemberSink } from './codec.ts';
 import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
 import type { ResolvedPath } from './path.ts';
@@ -145,7 +145,7 @@ export class SimulatedPlc {
   }
 
   /** Validates and encodes without writing: TYPE_MISMATCH or SYMBOL_NOT_FOUND leave memory untouched. */
-  prepareWrite(path: string, value: unknown): PreparedWrite {
+  prepareWrite(path: string, value: unknown, onNonMember?: NonMemberSink): PreparedWrite {
     const r = this.#program.resolve(path);
     const current = this.#memory.subarray(r.offset, r.offset + r.size);
     return {
@@ -153,7 +153,7 @@ export class SimulatedPlc {
       type: r.type,
       offset: r.offset,
       value,
-      bytes: encodeOver(r.type, current, value, r.path),
+      bytes: encodeOver(r.type, current, value, r.path, onNonMember),
     };
   }
 

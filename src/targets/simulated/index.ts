@@ -10,6 +10,7 @@ import {
   type DeclaredScenario,
   type ScenarioDefinition,
 } from '../../simulator/scenario/index.ts';
+import type { TargetLog } from '../target.ts';
 import { declareBuiltinTypes } from './builtin-types.ts';
 import { DiskFileStore } from './disk-file-store.ts';
 import { declareInitialValues } from './initial-values.ts';
@@ -32,7 +33,7 @@ export function baseProgramBuilder(id: string, settings: PlcTargetConfig): Progr
 export async function createSimulatedTarget(
   id: string,
   settings: PlcTargetConfig,
-  ctx: { config: Config },
+  ctx: { config: Config; log?: TargetLog },
 ): Promise<SimulatedTarget> {
   const scenario = settings.Scenario
     ? await loadTargetScenario(id, resolve(ctx.config.contentRoot, settings.Scenario))
@@ -43,7 +44,7 @@ export async function createSimulatedTarget(
 function createTarget(
   id: string,
   settings: PlcTargetConfig,
-  ctx: { config: Config },
+  ctx: { config: Config; log?: TargetLog },
   scenario: ScenarioDefinition | undefined,
 ): SimulatedTarget {
   const builder = baseProgramBuilder(id, settings);
@@ -52,7 +53,7 @@ function createTarget(
     ? new DiskFileStore(resolve(ctx.config.contentRoot, settings.FileRoot))
     : undefined;
   const plc = new SimulatedPlc(builder.build(), files ? { files } : {});
-  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc);
+  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, ctx.log);
   if (declared) attachScenario(target, declared, settings.ScenarioAutoStart ?? false);
   return target;
 }
