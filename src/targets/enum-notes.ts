@@ -1,6 +1,6 @@
 // Enum writes of an integer that names no member: the PLC takes them (they fit the base type), so they are
 // written, and each one written is logged as a warning naming the symbol and the value.
-import type { NonMemberSink } from '../simulator/engine/index.ts';
+import type { NonMemberSink } from '../plc/index.ts';
 import type { TargetLog } from './target.ts';
 
 interface NonMemberNote {

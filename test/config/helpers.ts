@@ -2,6 +2,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { ConfigError } from '../../src/config/schema.ts';
 
 /** A fresh folder with `appsettings.json` holding `settings`; returns the file path. */
 export function writeSettings(settings: unknown, name = 'appsettings.json'): string {
@@ -9,6 +11,17 @@ export function writeSettings(settings: unknown, name = 'appsettings.json'): str
   const file = join(dir, name);
   writeFileSync(file, typeof settings === 'string' ? settings : JSON.stringify(settings, null, 2));
   return file;
+}
+
+/** The problems of the ConfigError `fn` throws; fails the test when it throws nothing or something else. */
+export function problemsOf(fn: () => unknown): readonly string[] {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
+    return err.problems;
+  }
+  assert.fail('expected a ConfigError');
 }
 
 export const minimalSettings = { Auth: { UseDevelopmentKey: true } };

@@ -3,18 +3,8 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
 import { developmentSigningKey } from '../../src/config/development-key.ts';
-import { ConfigError, featureDefaults } from '../../src/config/schema.ts';
-import { minimalSettings, writeSettings } from './helpers.ts';
-
-function problemsOf(fn: () => unknown): readonly string[] {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
-    return err.problems;
-  }
-  assert.fail('expected a ConfigError');
-}
+import { featureDefaults } from '../../src/config/schema.ts';
+import { minimalSettings, problemsOf, writeSettings } from './helpers.ts';
 
 const noEnv = {};
 

@@ -4,18 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../src/config/load.ts';
-import { ConfigError } from '../../src/config/schema.ts';
-import { specServiceSettings, writeSettings } from './helpers.ts';
-
-function problemsOf(fn: () => unknown): readonly string[] {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
-    return err.problems;
-  }
-  assert.fail('expected a ConfigError');
-}
+import { problemsOf, specServiceSettings, writeSettings } from './helpers.ts';
 
 describe("settings written for the spec's service", () => {
   it('start, each foreign key ignored with one warning naming it', () => {

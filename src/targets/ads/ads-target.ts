@@ -2,8 +2,8 @@
 // types from the PLC's upload cached per connection, values converted by the engine's codec.
 import type { Client } from 'ads-client';
 import { AppError, isAppError } from '../../errors.ts';
+import { encode, encodeOver, type PlcType } from '../../plc/index.ts';
 import { NonMemberNotes, silentLog } from '../enum-notes.ts';
-import { encode, encodeOver, type PlcType } from '../../simulator/engine/index.ts';
 import {
   adsStates,
   type AdsState,
