@@ -28,7 +28,7 @@ const hostKeys: Readonly<Record<string, string>> = {
   staticwebassets: hostNote,
 };
 
-// Logging providers of the ASP.NET Core host, each a section with its own LogLevel.
+// Logging sections of the ASP.NET Core host: its providers (each with its own LogLevel) and IncludeScopes.
 const loggingProviders = new Set([
   'console',
   'debug',
@@ -89,7 +89,7 @@ export function takeForeignKeys(doc: Record<string, unknown>): ForeignKeysResult
           logging,
           inner,
           `${key}.${inner}`,
-          `a logging provider of the ASP.NET Core host (use Logging.Level)`,
+          "logging configuration of the ASP.NET Core host (Logging.Level sets this gateway's level)",
         );
       }
     }
