@@ -141,6 +141,8 @@ export interface SymbolNode {
 export interface MethodResult {
   returnValue: PlcValue;
   outParameters: Record<string, PlcValue>;
+  /** For an enum return value that names a member: its name, for callers that read answers by name. */
+  returnMember?: string;
 }
 
 export interface FileEntry {

@@ -233,6 +233,7 @@ describe('invoke', () => {
     assert.deepEqual(r, {
       returnValue: 1,
       outParameters: { nHigh: 1, nLow: 2, nCount: 5 },
+      returnMember: 'NOT_FOUND',
     });
   });
   it('refuses unknown methods, bad parameters and bodiless methods', () => {

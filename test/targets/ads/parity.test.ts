@@ -43,6 +43,7 @@ describe('ADS target: parity with the simulated target', () => {
     assert.deepEqual(await ads.invoke('GVL.fbAlarms', 'Lookup', [1]), {
       returnValue: 0,
       outParameters: {},
+      returnMember: 'SUCCESS',
     });
     assert.deepEqual(
       await ads.invoke('GVL.fbAlarms', 'Lookup', [2]),
