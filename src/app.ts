@@ -1,6 +1,6 @@
 // The app factory: builds the fastify app for a config and a PLC registry, registering the request pipeline in
 // order. It never listens, so tests drive it with `inject` and main.ts owns the socket.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
 import { AuditTrail } from './audit/trail.ts';
@@ -41,6 +41,8 @@ export interface AppDeps {
   readonly registry: TargetRegistry;
   /** false/absent: silent; true: pino at `Logging.Level`; an object: pino options merged in (e.g. a stream). */
   readonly logger?: boolean | object;
+  /** A logger already built (createLogger); wins over `logger`. */
+  readonly loggerInstance?: FastifyBaseLogger;
   /** Milliseconds clock for rate limits; tests inject one to step time. */
   readonly now?: Clock;
   /** Milliseconds clock for token times (exp, nbf, iat); tests inject one. */
@@ -65,7 +67,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   const app = Fastify({
-    logger: loggerOptions(deps.logger, settings.Logging.Level),
+    ...(deps.loggerInstance
+      ? { loggerInstance: deps.loggerInstance }
+      : { logger: loggerOptions(deps.logger, settings.Logging.Level) }),
     bodyLimit: oneMiB,
     // Long enough that any plcId reaches the PLC lookup (and its 404) instead of the router.
     routerOptions: { maxParamLength: 2048 },

@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load.ts';
 import { parseListenUrl, reachableHost, type ListenAddress } from '../config/listen-url.ts';
 import { usesDevelopmentKey } from '../config/development-key.ts';
 import type { Config } from '../config/schema.ts';
+import { createLogger } from '../http/logging.ts';
 import { buildTargets } from '../targets/build-targets.ts';
 import { createRegistry } from '../targets/registry.ts';
 import type { Command } from './command.ts';
@@ -76,16 +77,15 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const port = parsePort(stringOption(parsed, 'port'));
   const configFile = resolve(io.cwd, stringOption(parsed, 'config') ?? 'appsettings.json');
   const config = loadConfig(configFile, io.env);
-  const registry = createRegistry(await buildTargets(config));
+  const log = createLogger({ write: (line: string) => io.stdout.write(line) }, config.settings.Logging.Level);
+  for (const w of config.warnings) log.warn({ setting: w.setting }, w.message);
+  const registry = createRegistry(await buildTargets(config, log));
   // Loaded here so that the other commands (token) start without loading the HTTP stack.
   const { buildApp } = await import('../app.ts');
-  const logStream = { write: (line: string) => io.stdout.write(line) };
-  const app = await buildApp(config, { registry, logger: { stream: logStream } }).catch(
-    async (err: unknown) => {
-      await registry.closeAll();
-      throw err;
-    },
-  );
+  const app = await buildApp(config, { registry, loggerInstance: log }).catch(async (err: unknown) => {
+    await registry.closeAll();
+    throw err;
+  });
   const address = listenAddress(config, stringOption(parsed, 'host'), port);
   try {
     await registry.startAll();

@@ -1,6 +1,12 @@
 // The settings schema (appsettings.json, PascalCase keys): one TypeBox schema that is also the Config type.
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 
+/** Six octets 0-255: a PLC's AmsNetId and the gateway's own. */
+const AmsNetId = Type.String({
+  pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
+  errorMessage: 'must be six octets 0-255 separated by dots',
+});
+
 const PositiveInt = (def: number, description?: string) =>
   Type.Integer({ minimum: 1, default: def, ...(description ? { description } : {}) });
 
@@ -82,12 +88,7 @@ const PlcTargetSettings = Type.Object(
       default: 'Real',
       errorMessage: 'must be Real or Simulated',
     }),
-    AmsNetId: Type.Optional(
-      Type.String({
-        pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
-        errorMessage: 'must be six octets 0-255 separated by dots',
-      }),
-    ),
+    AmsNetId: Type.Optional(AmsNetId),
     Port: Type.Integer({ minimum: 1, maximum: 65535, default: 851 }),
     Address: Type.Optional(Type.String({ minLength: 1 })),
     TcpPort: Type.Integer({ minimum: 1, maximum: 65535, default: 48898 }),
@@ -143,7 +144,7 @@ export const SettingsSchema = Type.Object(
     Auth: AuthSettings,
     AmsRouter: Type.Object(
       {
-        NetId: Type.Optional(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){5}$' })),
+        NetId: Type.Optional(AmsNetId),
         LocalAdsPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
       },
       { additionalProperties: false, default: {} },
@@ -214,6 +215,13 @@ export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
 export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
 export type AuthConfig = Static<typeof AuthSettings>;
 
+/** A key of the file the loader ignored or mapped instead of validating: logged as a warning at start-up. */
+export interface SettingsWarning {
+  /** The key as written in the file, dotted. */
+  readonly setting: string;
+  readonly message: string;
+}
+
 /** The validated, frozen configuration the app runs on. Paths are already resolved to absolute. */
 export interface Config {
   readonly settings: Readonly<Settings>;
@@ -221,6 +229,8 @@ export interface Config {
   readonly contentRoot: string;
   /** Effective feature flags, defaults applied. */
   readonly features: Readonly<Record<FeatureName, boolean>>;
+  /** Keys of the file that were ignored or mapped, for start-up to log as warnings. */
+  readonly warnings: readonly SettingsWarning[];
 }
 
 /** Start-up failure that lists every problem, each prefixed by its settings path. */

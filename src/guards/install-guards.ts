@@ -63,13 +63,15 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
       throw new AppError('FORBIDDEN', `The token does not grant this: ${describePolicy(options.policy)}`);
     }
 
+    // From here on the PLC is named by its configured id, however the path spelled it (limits, messages).
     let plcId: string | undefined;
     if (options.plcScoped === true) {
-      plcId = (request.params as { plcId?: unknown }).plcId as string | undefined;
-      const target = typeof plcId === 'string' ? registry.get(plcId) : undefined;
-      if (plcId === undefined || target === undefined) {
+      const asked = (request.params as { plcId?: unknown }).plcId;
+      const target = typeof asked === 'string' ? registry.get(asked) : undefined;
+      if (target === undefined) {
         throw new AppError('PLC_NOT_FOUND', 'No PLC is configured under this plcId.');
       }
+      plcId = target.id;
       if (principal !== null && !canAccessPlc(principal, plcId)) {
         throw new AppError('PLC_ACCESS_DENIED', `The token's plc_access claim does not include ${plcId}.`);
       }

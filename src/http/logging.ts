@@ -1,5 +1,6 @@
 // Logger options: pino with credentials kept out of every line (headers redacted, credentials masked in URLs).
 import type { FastifyServerOptions } from 'fastify';
+import { pino, type Logger, type LoggerOptions } from 'pino';
 import type { Settings } from '../config/schema.ts';
 import { redacted, redactUrl } from './redact-url.ts';
 
@@ -44,4 +45,15 @@ export function loggerOptions(
       }),
     },
   };
+}
+
+/**
+ * A logger built before the app, with the app's options, so that start-up (settings warnings) and the targets
+ * log through the same one; buildApp takes it as `loggerInstance`.
+ */
+export function createLogger(
+  stream: { write(line: string): void },
+  level: Settings['Logging']['Level'],
+): Logger {
+  return pino(loggerOptions({}, level) as LoggerOptions, stream);
 }

@@ -55,11 +55,10 @@ function bool(s: Struct, name: string, slot: number): boolean {
   return typeof v === 'boolean' ? v : shape(slot, `member ${name} is missing or not a BOOL`);
 }
 
-/** ErrorType reads as an integer, or as `{ name, value }` from drivers that spell enum members out. */
+/** ErrorType reads as its integer, as every enum value does. */
 function errorType(s: Struct, slot: number): number {
   const v = member(s, 'ErrorType');
   if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (isStruct(v) && typeof v.value === 'number' && Number.isInteger(v.value)) return v.value;
   return shape(slot, 'member ErrorType is missing or not an E_ErrorType');
 }
 

@@ -2,7 +2,7 @@
 // by RPC, the journal, and the alarm health check. Never imports fastify.
 import type { Settings } from '../../config/schema.ts';
 import { AppError, isAppError } from '../../errors.ts';
-import type { PlcTarget, PlcValue } from '../../targets/target.ts';
+import type { MethodResult, PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
 import { AlarmRenderer, peerOf } from './alarm-view.ts';
 import type { JournalEntry } from './journal.ts';
@@ -101,9 +101,9 @@ export class AlarmService {
     const instancePath = m.acknowledgeInstancePath;
     // Noted first: a simulated PLC reports the acknowledged transition before invoke() returns.
     m.noteAcknowledge(key, sub);
-    let answer: PlcValue;
+    let answer: MethodResult;
     try {
-      answer = (await target.invoke(instancePath, method, [key])).returnValue;
+      answer = await target.invoke(instancePath, method, [key]);
     } catch (err) {
       m.forgetAcknowledge(key);
       if (isAppError(err) && err.code === 'PLC_UNAVAILABLE') throw err;
@@ -115,7 +115,7 @@ export class AlarmService {
       m.forgetAcknowledge(key);
       throw new AppError(
         'ALARM_ACK_FAILED',
-        `${instancePath}#${method}('${key}') answered ${JSON.stringify(answer)}, not TRUE, FALSE, SUCCESS or NOT_FOUND.`,
+        `${instancePath}#${method}('${key}') answered ${JSON.stringify(answer.returnMember ?? answer.returnValue)}, not TRUE, FALSE, SUCCESS or NOT_FOUND.`,
       );
     }
     if (!acknowledged) m.forgetAcknowledge(key);
@@ -152,17 +152,10 @@ export function historyItem(plcId: string, e: JournalEntry, renderer: AlarmRende
 }
 
 /** TRUE or SUCCESS -> true, FALSE or NOT_FOUND -> false; anything else is undefined (a refusal). */
-function acknowledgeAnswer(answer: PlcValue): boolean | undefined {
-  if (typeof answer === 'boolean') return answer;
-  const name =
-    typeof answer === 'string'
-      ? answer
-      : typeof answer === 'object' &&
-          answer !== null &&
-          !Array.isArray(answer) &&
-          typeof answer.name === 'string'
-        ? answer.name
-        : undefined;
+function acknowledgeAnswer({ returnValue, returnMember }: MethodResult): boolean | undefined {
+  if (typeof returnValue === 'boolean') return returnValue;
+  // An enum answers its integer; the driver names the member it is.
+  const name = returnMember ?? (typeof returnValue === 'string' ? returnValue : undefined);
   if (name?.toUpperCase() === 'SUCCESS') return true;
   if (name?.toUpperCase() === 'NOT_FOUND') return false;
   return undefined;

@@ -11,8 +11,8 @@ import { maxBatchPaths, readVariable, readVariables, writeVariable, writeVariabl
 const AnyValue = Type.Unknown({
   description:
     'JSON value of the PLC type: BOOL boolean; integers and REAL/LREAL numbers; LINT/ULINT/LWORD/LTIME decimal ' +
-    'strings; STRING/WSTRING strings; TIME/TOD milliseconds; DATE/DT ISO 8601 strings; enums { name, value }; ' +
-    'structs objects by member name; arrays arrays',
+    'strings; STRING/WSTRING strings; TIME/TOD milliseconds; DATE/DT ISO 8601 strings; enums their integer ' +
+    '(written also as a member name or { name }); structs objects by member name; arrays arrays',
 });
 
 const VariableValue = Type.Object({

@@ -1,7 +1,7 @@
 // Method calls on function block instances: parameters checked and encoded with the codec, results normalised.
 import { AppError } from '../../errors.ts';
 import { decode, encode } from '../../plc/codec.ts';
-import { methodOf, orderedInputs } from '../../plc/methods.ts';
+import { methodOf, orderedInputs, returnMemberOf } from '../../plc/methods.ts';
 import type { MethodDef, MethodResult, PlcType, PlcValue } from '../../plc/types.ts';
 import type { MethodContext, MethodPlc, Program } from './program.ts';
 
@@ -50,7 +50,7 @@ export function invokeMethod(
           ? decode(p.type, Buffer.alloc(p.type.size), 0)
           : normaliseOutput(p.type, v, `${label}.${p.name}`);
   }
-  return { returnValue, outParameters };
+  return { returnValue, outParameters, ...returnMemberOf(method, returnValue) };
 }
 
 function normaliseInputs(

@@ -10,6 +10,7 @@ import {
   type DeclaredScenario,
   type ScenarioDefinition,
 } from '../../simulator/scenario/index.ts';
+import type { TargetLog } from '../target.ts';
 import { declareBuiltinTypes } from './builtin-types.ts';
 import { DiskFileStore } from './disk-file-store.ts';
 import { declareInitialValues } from './initial-values.ts';
@@ -32,6 +33,8 @@ export interface SimulatedContext {
   readonly config: Config;
   /** PLC clock in ms since the epoch (default Date.now); tests give one that also advances with simulated time. */
   readonly clock?: () => number;
+  /** Where writes of enum values that are no member are reported. */
+  readonly log?: TargetLog;
 }
 
 /** Builds a simulated target; throws ConfigError for bad InitialValues or Scenario (every problem listed). */
@@ -64,7 +67,7 @@ function createTarget(
     ...(files ? { files } : {}),
     ...(ctx.clock ? { clock: ctx.clock } : {}),
   });
-  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc);
+  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, ctx.log);
   if (declared) attachScenario(target, declared, settings.ScenarioAutoStart ?? false);
   return target;
 }
