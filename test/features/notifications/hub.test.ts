@@ -201,7 +201,7 @@ class RawHub {
 describe('notification hub protocol by hand (bare ws)', () => {
   let s: StreamApp;
   before(async () => {
-    s = await startStreamApp('simulated', { streamTimings: { pingIntervalMs: 50, clientTimeoutMs: 300 } });
+    s = await startStreamApp('simulated', { streamTimings: { pingIntervalMs: 50, clientTimeoutMs: 2000 } });
   });
   after(async () => {
     await s.close();
