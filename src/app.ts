@@ -19,7 +19,7 @@ import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
 import type { FeatureContext } from './http/feature-context.ts';
-import { loggerOptions } from './http/logging.ts';
+import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
@@ -52,6 +52,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   const app = Fastify({
     logger: loggerOptions(deps.logger, settings.Logging.Level),
+    logController: new AccessLog(),
+
     bodyLimit: oneMiB,
     // Long enough that any plcId reaches the PLC lookup (and its 404) instead of the router.
     routerOptions: { maxParamLength: 2048 },

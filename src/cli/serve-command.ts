@@ -79,13 +79,18 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const registry = createRegistry(await buildTargets(config));
   // Loaded here so that the other commands (token) start without loading the HTTP stack.
   const { buildApp } = await import('../app.ts');
-  const logStream = { write: (line: string) => io.stdout.write(line) };
-  const app = await buildApp(config, { registry, logger: { stream: logStream } }).catch(
+  const { logDestination } = await import('../http/logging.ts');
+  const log = logDestination(io.stdout);
+  const app = await buildApp(config, { registry, logger: { stream: log.stream } }).catch(
     async (err: unknown) => {
       await registry.closeAll();
+      await log.close();
       throw err;
     },
   );
+  // The crash itself goes to the log too; pino's exit handler flushes it with everything still buffered.
+  const onCrash = (err: Error): void => app.log.fatal({ err }, 'uncaught exception, exiting');
+  process.on('uncaughtExceptionMonitor', onCrash);
   const address = listenAddress(config, stringOption(parsed, 'host'), port);
   try {
     await registry.startAll();
@@ -93,6 +98,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   } catch (err) {
     await app.close();
     await registry.closeAll();
+    process.off('uncaughtExceptionMonitor', onCrash);
+    await log.close();
     writeLine(
       io.stderr,
       `plc-gateway serve: cannot start on ${address.host}:${address.port}: ${(err as Error).message}`,
@@ -110,6 +117,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   app.log.info('plc-gateway shutting down');
   await app.close();
   await registry.closeAll();
+  app.log.info('plc-gateway stopped');
+  process.off('uncaughtExceptionMonitor', onCrash);
+  await log.close();
   return 0;
 }
 
