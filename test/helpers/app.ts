@@ -15,6 +15,8 @@ export interface TestAppOptions {
   /** Clock for token times (exp, nbf, iat). */
   tokenNow?: () => number;
   logger?: AppDeps['logger'];
+  /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
+  streamTimings?: AppDeps['streamTimings'];
   /** Runs before the app is made ready: add test-only routes here. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -26,6 +28,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     ...(options.now ? { now: options.now } : {}),
     ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
   });
   await options.extend?.(app);
   await app.ready();
