@@ -26,7 +26,7 @@ import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
 import { installAudit } from './http/audit-hooks.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
 import type { FeatureContext } from './http/feature-context.ts';
-import { loggerOptions } from './http/logging.ts';
+import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { installStreams, type StreamTimings } from './http/streams/install.ts';
@@ -70,6 +70,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     ...(deps.loggerInstance
       ? { loggerInstance: deps.loggerInstance }
       : { logger: loggerOptions(deps.logger, settings.Logging.Level) }),
+    logController: new AccessLog(),
     bodyLimit: oneMiB,
     // Long enough that any plcId reaches the PLC lookup (and its 404) instead of the router.
     routerOptions: { maxParamLength: 2048 },

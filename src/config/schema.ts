@@ -65,6 +65,12 @@ const AuthSettings = Type.Object(
     ClockSkewSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
     RoleClaimType: Type.String({ minLength: 1, default: 'role' }),
     DefaultPlcAccess: Type.Union([Type.Literal('none'), Type.Literal('*')], { default: 'none' }),
+    JwksCooldownSeconds: Type.Integer({
+      minimum: 0,
+      maximum: 3600,
+      default: 30,
+      description: 'With Authority: least seconds between JWKS refetches for tokens naming an unknown key id',
+    }),
     PlcAccessClaimFormat: Type.Union([Type.Literal('JsonArray'), Type.Literal('JsonArrayOrString')], {
       default: 'JsonArray',
       description: 'JsonArrayOrString also accepts the array JSON-encoded in a string claim',
