@@ -44,9 +44,10 @@ export async function startTestPlc(
   id: string,
   driver: TestDriver = 'simulated',
   program: Program = richProgram(),
+  clock: () => number = testNow,
   files?: FileStore,
 ): Promise<TestPlc> {
-  const plc = new SimulatedPlc(program, { clock: testNow, ...(files ? { files } : {}) });
+  const plc = new SimulatedPlc(program, { clock, ...(files ? { files } : {}) });
   return driver === 'simulated' ? startSimulated(id, plc) : startReal(id, plc);
 }
 
