@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../../helpers/app.ts';
-import { FaultProxy, makeTarget, startPlant, type Plant } from '../../targets/ads/harness.ts';
+import { FaultProxy, makeTarget, reach, startPlant, type Plant } from '../../targets/ads/harness.ts';
 import type { AdsTarget } from '../../../src/targets/ads/index.ts';
 import { caller, type Call } from '../variables/fixture.ts';
 
@@ -29,6 +29,7 @@ describe('file routes on a Real PLC with a missing file service', () => {
     proxy = new FaultProxy(plant.port);
     target = makeTarget(await proxy.listen());
     await target.start();
+    await reach(target, 'Connected');
     app = await buildTestApp({
       targets: [target],
       settings: { Features: { Files: true }, RateLimiting: { Enabled: false } },

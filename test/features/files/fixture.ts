@@ -8,6 +8,7 @@ import {
   failingTargets,
   richProgram,
   startTestPlc,
+  testNow,
   type TestDriver,
   type TestPlc,
 } from '../variables/fixture.ts';
@@ -31,7 +32,7 @@ export async function startFilesApp(
   driver: TestDriver,
   options: { files?: FileStore; settings?: SettingsOverrides; now?: () => number } = {},
 ): Promise<FilesApp> {
-  const sim = await startTestPlc('sim1', driver, richProgram(), options.files);
+  const sim = await startTestPlc('sim1', driver, richProgram(), testNow, options.files);
   const app = await buildTestApp({
     targets: [sim.target, ...failingTargets()],
     settings: { Features: { Files: true }, ...options.settings },

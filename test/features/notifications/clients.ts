@@ -61,7 +61,7 @@ export async function startStreamApp(
   options: Omit<TestAppOptions, 'targets'> & { program?: Program } = {},
 ): Promise<StreamApp> {
   // A running clock: cyclic ADS notifications sample on PLC time.
-  const plc = await startTestPlc('plc1', driver, options.program ?? program(), undefined, Date.now);
+  const plc = await startTestPlc('plc1', driver, options.program ?? program(), Date.now);
   const target = countingTarget(plc.target);
   const app = await buildTestApp({ ...options, targets: [target] });
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -44,8 +44,8 @@ export async function startTestPlc(
   id: string,
   driver: TestDriver = 'simulated',
   program: Program = richProgram(),
-  files?: FileStore,
   clock: () => number = testNow,
+  files?: FileStore,
 ): Promise<TestPlc> {
   const plc = new SimulatedPlc(program, { clock, ...(files ? { files } : {}) });
   return driver === 'simulated' ? startSimulated(id, plc) : startReal(id, plc);
@@ -188,7 +188,7 @@ export function richBuilder(modes = modeMembers): ProgramBuilder {
           { name: 'eMode', type: 'E_Mode' },
         ],
         implementation: ({ plc, instancePath }, { sPrefix, eMode }) => ({
-          returnValue: `${sPrefix as string}:${modes.find((m) => m.value === eMode)?.name ?? '?'}:${plc.read(`${instancePath}.nCount`) as number}`,
+          returnValue: `${sPrefix as string}:${(eMode as { name: string }).name}:${plc.read(`${instancePath}.nCount`) as number}`,
         }),
       },
     ],
