@@ -81,7 +81,14 @@ const AuthSettings = Type.Object(
 
 const InitialValue = Type.Union([
   Type.Object(
-    { value: Type.Optional(Type.Unknown()), type: Type.String({ minLength: 1 }) },
+    {
+      value: Type.Optional(Type.Unknown()),
+      type: Type.String({ minLength: 1 }),
+      location: Type.Optional(
+        Type.String({ minLength: 1, description: 'AT location, e.g. %MB0, %IW2, %Q*' }),
+      ),
+      comment: Type.Optional(Type.String()),
+    },
     { additionalProperties: false },
   ),
   Type.String(),

@@ -7,6 +7,8 @@ export {
   type MethodDecl,
   type TypeRef,
 } from './type-registry.ts';
+export { declareType, declareVariable, type TypeDeclaration } from './declarations.ts';
+export { areaAt, layoutAreas, type AreaName, type MemoryArea } from './located-areas.ts';
 export {
   Program,
   ProgramBuilder,
