@@ -23,6 +23,9 @@ import type { FeatureContext } from './http/feature-context.ts';
 import { loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
+import { installStreams, type StreamTimings } from './http/streams/install.ts';
+import { adminRoutes } from './features/admin/routes.ts';
+import { notificationsRoutes } from './features/notifications/routes.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
@@ -38,6 +41,8 @@ export interface AppDeps {
   readonly tokenNow?: Clock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
+  /** Stream timers (hub ping and client timeout, SSE heartbeat); tests shorten them. */
+  readonly streamTimings?: Partial<StreamTimings>;
 }
 
 const oneMiB = 1024 * 1024;
@@ -81,6 +86,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
   const metrics = installMetrics(app);
   await installOpenApi(app, config);
+  // Before the guards: the WebSocket plugin must mark upgrade requests first, so a refused upgrade's socket is
+  // closed after its JSON answer.
+  const streams = await installStreams(app, settings, metrics, deps.streamTimings);
   installGuards(app, {
     config,
     registry: deps.registry,
@@ -89,7 +97,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   // Feature areas: one line each, all given the same context.
-  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now };
+  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now, streams };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(simulationRoutes, context);
@@ -98,6 +106,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(deviceRoutes, context);
   await app.register(variablesRoutes, context);
   await app.register(methodsRoutes, context);
+  await app.register(notificationsRoutes, context);
+  await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
 
   return app;

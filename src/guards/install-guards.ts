@@ -28,10 +28,11 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const auth = config.settings.Auth;
   app.decorateRequest('principal', null);
   app.decorateRequest('plcTarget', null);
-  // WebSocket routes (`{ websocket: true }`, as @fastify/websocket declares them) get the WebSocket token rules
-  // without having to repeat the marker in their config.
+  // WebSocket routes (`{ websocket: true }` or a `wsHandler`, as @fastify/websocket declares them) get the
+  // WebSocket token rules without having to repeat the marker in their config.
   app.addHook('onRoute', (route) => {
-    if ((route as { websocket?: unknown }).websocket === true)
+    const ws = route as { websocket?: unknown; wsHandler?: unknown };
+    if (ws.websocket === true || typeof ws.wsHandler === 'function')
       route.config = { ...route.config, websocket: true };
   });
 

@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
 import type { Clock } from '../guards/rate-limit/limiter.ts';
+import type { Streams } from './streams/install.ts';
 
 /** The context object every feature plugin receives as its options (a type alias, as fastify requires). */
 export type FeatureContext = {
@@ -16,6 +17,8 @@ export type FeatureContext = {
   readonly metrics: Registry;
   /** Milliseconds clock shared with the limiters; injectable in tests. */
   readonly now: Clock;
+  /** SSE writer, SignalR hubs and the stream connection registry, for areas that push. */
+  readonly streams: Streams;
 };
 
 /** The fastify instance a feature registers its routes on (TypeBox type provider). */

@@ -13,6 +13,8 @@ export interface TestAppOptions {
   config?: Config;
   now?: () => number;
   logger?: AppDeps['logger'];
+  /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
+  streamTimings?: AppDeps['streamTimings'];
   /** Runs before the app is made ready: add test-only routes here. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -23,6 +25,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     registry: createRegistry(options.targets ?? []),
     ...(options.now ? { now: options.now } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
   });
   await options.extend?.(app);
   await app.ready();

@@ -39,8 +39,9 @@ export async function startTestPlc(
   id: string,
   driver: TestDriver = 'simulated',
   program: Program = richProgram(),
+  clock: () => number = testNow,
 ): Promise<TestPlc> {
-  const plc = new SimulatedPlc(program, { clock: testNow });
+  const plc = new SimulatedPlc(program, { clock });
   return driver === 'simulated' ? startSimulated(id, plc) : startReal(id, plc);
 }
 
