@@ -7,7 +7,7 @@ import type { TargetRegistry } from '../../targets/registry.ts';
 import { AlarmRenderer, peerOf } from './alarm-view.ts';
 import type { JournalEntry } from './journal.ts';
 import { AlarmMonitor, type AlarmLog } from './monitor.ts';
-import { awaitsAcknowledgement, isOutstanding, statusOf } from './reading.ts';
+import { awaitsAcknowledgement, isOutstanding, statusOf, type AlarmReading } from './reading.ts';
 import type { Alarm, AlarmList } from './schemas.ts';
 import type { TextCatalog } from './text-catalog.ts';
 
@@ -29,6 +29,8 @@ export interface AlarmHealth {
 export class AlarmService {
   readonly #monitors: ReadonlyMap<string, AlarmMonitor>;
   readonly catalog: TextCatalog;
+  /** Listed alarms by reading (a reading object lives as long as its slot is unchanged) and culture list. */
+  readonly #rendered = new WeakMap<AlarmReading, { cultures: string; alarm: Alarm }>();
 
   constructor(
     registry: TargetRegistry,
@@ -71,10 +73,20 @@ export class AlarmService {
   /** The list result over `plcIds` (each monitored): last good items, and every scope not read fresh. */
   list(plcIds: readonly string[], cultures: readonly string[]): AlarmList {
     const renderer = this.renderer(cultures);
+    const cultureKey = cultures.join(',');
     const result: AlarmList = { count: 0, partial: false, failedPeers: [], 'x-ads-failed': [], items: [] };
     for (const plcId of plcIds) {
       const m = this.monitor(plcId);
-      for (const r of m.outstanding()) result.items.push(renderer.render(plcId, r));
+      for (const r of m.outstanding()) {
+        const hit = this.#rendered.get(r);
+        if (hit?.cultures === cultureKey) {
+          result.items.push(hit.alarm);
+          continue;
+        }
+        const alarm = renderer.render(plcId, r);
+        this.#rendered.set(r, { cultures: cultureKey, alarm });
+        result.items.push(alarm);
+      }
       const failure = m.failure();
       if (failure) {
         result.partial = true;
