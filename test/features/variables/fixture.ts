@@ -188,7 +188,7 @@ export function richBuilder(modes = modeMembers): ProgramBuilder {
           { name: 'eMode', type: 'E_Mode' },
         ],
         implementation: ({ plc, instancePath }, { sPrefix, eMode }) => ({
-          returnValue: `${sPrefix as string}:${(eMode as { name: string }).name}:${plc.read(`${instancePath}.nCount`) as number}`,
+          returnValue: `${sPrefix as string}:${modes.find((m) => m.value === eMode)?.name ?? '?'}:${plc.read(`${instancePath}.nCount`) as number}`,
         }),
       },
     ],
