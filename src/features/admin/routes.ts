@@ -1,6 +1,7 @@
 // Admin routes (Admin policy, always on whatever the flags): the open stream connections, and ending one.
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
+import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 
@@ -41,10 +42,12 @@ export const adminRoutes: FeaturePlugin = (app, { streams }) => {
         params: Type.Object({ id: Type.String() }),
         response: envelopeResponses(Type.Object({ id: Type.String(), terminated: Type.Literal(true) })),
       },
-      config,
+      config: { ...config, audit: auditParam('connection.terminate', 'id') },
     },
     (request) => {
       const { id } = request.params;
+      const plcId = streams.registry.list().find((c) => c.id === id)?.plcId ?? null;
+      noteAudit(request, { plcId });
       if (!streams.registry.terminate(id)) throw new AppError('NOT_FOUND', 'No open stream has this id.');
       return ok({ id, terminated: true as const });
     },

@@ -179,6 +179,22 @@ describe('stream administration', () => {
         headers: authHeaders(s.token),
       });
       assert.equal(again.statusCode, 404);
+      // Both attempts are in the audit trail: the termination and the refusal of an unknown id.
+      const audit = await s.app.inject({
+        method: 'GET',
+        url: '/api/admin/audit',
+        headers: authHeaders(s.token),
+      });
+      const records = audit.json<{ data: { items: Array<Record<string, unknown>> } }>().data.items;
+      assert.deepEqual(
+        records
+          .filter((r) => r.action === 'connection.terminate')
+          .map((r) => [r.sub, r.plcId, r.target, r.result, (r.error as { code?: string } | undefined)?.code]),
+        [
+          ['test-user', 'plc1', String(row.id), 'ok', undefined],
+          ['test-user', null, String(row.id), 'error', 'NOT_FOUND'],
+        ],
+      );
     } finally {
       await s.close();
     }
