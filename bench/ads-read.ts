@@ -16,7 +16,6 @@ import { createAdsServer } from '../src/simulator/ads-server/server.ts';
 import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
 import { createAdsTarget } from '../src/targets/ads/index.ts';
 import { createRegistry } from '../src/targets/registry.ts';
-import { testConfig } from '../test/helpers/config.ts';
 import { connectClient, fmt, handleReadRate } from './ads-rate.ts';
 
 const roundsArg = process.argv.indexOf('--rounds');
@@ -54,7 +53,12 @@ async function realTarget(id: string) {
     InitialValues: {},
     ScenarioAutoStart: false,
   };
-  const config = testConfig({ AmsRouter: { NetId: '127.0.0.1.1.20', LocalAdsPort: 32750 } });
+  // The shipped loader, as `serve` builds its config: this target needs only the gateway's own AMS address.
+  const config = configFromDocument(
+    { Auth: { SigningKey: signingKey }, AmsRouter: { NetId: '127.0.0.1.1.20', LocalAdsPort: 32750 } },
+    process.cwd(),
+    {},
+  );
   const target = createAdsTarget(id, settings, { config });
   await target.start();
   if (target.connectionState() !== 'Connected') throw new Error('the ADS target did not connect');
