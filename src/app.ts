@@ -1,11 +1,16 @@
 // The app factory: builds the fastify app for a config and a PLC registry, registering the request pipeline in
 // order. It never listens, so tests drive it with `inject` and main.ts owns the socket.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
+import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
+import { auditRoutes } from './features/admin/audit-routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
+import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
+import { lifecycleRoutes } from './features/lifecycle/routes.ts';
 import { methodsRoutes } from './features/methods/routes.ts';
 import { plcsRoutes } from './features/plcs/routes.ts';
 import { simulationRoutes } from './features/simulation/routes.ts';
@@ -18,11 +23,15 @@ import { createTokenVerifier } from './guards/auth/token-verifier.ts';
 import { installGuards } from './guards/install-guards.ts';
 import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
+import { installAudit } from './http/audit-hooks.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
 import type { FeatureContext } from './http/feature-context.ts';
-import { loggerOptions } from './http/logging.ts';
+import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
+import { installStreams, type StreamTimings } from './http/streams/install.ts';
+import { adminRoutes } from './features/admin/routes.ts';
+import { notificationsRoutes } from './features/notifications/routes.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
@@ -32,12 +41,18 @@ export interface AppDeps {
   readonly registry: TargetRegistry;
   /** false/absent: silent; true: pino at `Logging.Level`; an object: pino options merged in (e.g. a stream). */
   readonly logger?: boolean | object;
+  /** A logger already built (createLogger); wins over `logger`. */
+  readonly loggerInstance?: FastifyBaseLogger;
   /** Milliseconds clock for rate limits; tests inject one to step time. */
   readonly now?: Clock;
   /** Milliseconds clock for token times (exp, nbf, iat); tests inject one. */
   readonly tokenNow?: Clock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
+  /** Where audit records go; default: an in-memory ring of `Audit.Length` records. */
+  readonly auditStore?: AuditStore;
+  /** Stream timers (hub ping and client timeout, SSE heartbeat); tests shorten them. */
+  readonly streamTimings?: Partial<StreamTimings>;
 }
 
 const oneMiB = 1024 * 1024;
@@ -52,7 +67,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   const app = Fastify({
-    logger: loggerOptions(deps.logger, settings.Logging.Level),
+    ...(deps.loggerInstance
+      ? { loggerInstance: deps.loggerInstance }
+      : { logger: loggerOptions(deps.logger, settings.Logging.Level) }),
+    logController: new AccessLog(),
     bodyLimit: oneMiB,
     // Long enough that any plcId reaches the PLC lookup (and its 404) instead of the router.
     routerOptions: { maxParamLength: 2048 },
@@ -81,15 +99,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
   const metrics = installMetrics(app);
   await installOpenApi(app, config);
+  // Before the guards: the WebSocket plugin must mark upgrade requests first, so a refused upgrade's socket is
+  // closed after its JSON answer.
+  const streams = await installStreams(app, settings, metrics, deps.streamTimings);
   installGuards(app, {
     config,
     registry: deps.registry,
     verifier: createTokenVerifier(settings.Auth, keySource, deps.tokenNow),
     limits,
   });
+  const audit = new AuditTrail(deps.auditStore ?? new MemoryAuditStore(settings.Audit.Length), app.log, now);
+  installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
-  const context: FeatureContext = { config, registry: deps.registry, metrics, now };
+  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now, audit, streams };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(simulationRoutes, context);
@@ -98,6 +121,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(deviceRoutes, context);
   await app.register(variablesRoutes, context);
   await app.register(methodsRoutes, context);
+  await app.register(filesRoutes, context);
+  await app.register(lifecycleRoutes, context);
+  await app.register(auditRoutes, context);
+  await app.register(notificationsRoutes, context);
+  await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
 
   return app;

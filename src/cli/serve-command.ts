@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load.ts';
 import { parseListenUrl, reachableHost, type ListenAddress } from '../config/listen-url.ts';
 import { usesDevelopmentKey } from '../config/development-key.ts';
 import type { Config } from '../config/schema.ts';
+import { createLogger, logDestination } from '../http/logging.ts';
 import { buildTargets } from '../targets/build-targets.ts';
 import { createRegistry } from '../targets/registry.ts';
 import type { Command } from './command.ts';
@@ -70,16 +71,20 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const port = parsePort(stringOption(parsed, 'port'));
   const configFile = resolve(io.cwd, stringOption(parsed, 'config') ?? 'appsettings.json');
   const config = loadConfig(configFile, io.env);
-  const registry = createRegistry(await buildTargets(config));
+  const logOut = logDestination(io.stdout);
+  const log = createLogger(logOut.stream, config.settings.Logging.Level);
+  for (const w of config.warnings) log.warn({ setting: w.setting }, w.message);
+  const registry = createRegistry(await buildTargets(config, log));
   // Loaded here so that the other commands (token) start without loading the HTTP stack.
   const { buildApp } = await import('../app.ts');
-  const logStream = { write: (line: string) => io.stdout.write(line) };
-  const app = await buildApp(config, { registry, logger: { stream: logStream } }).catch(
-    async (err: unknown) => {
-      await registry.closeAll();
-      throw err;
-    },
-  );
+  const app = await buildApp(config, { registry, loggerInstance: log }).catch(async (err: unknown) => {
+    await registry.closeAll();
+    await logOut.close();
+    throw err;
+  });
+  // The crash itself goes to the log too; pino's exit handler flushes it with everything still buffered.
+  const onCrash = (err: Error): void => app.log.fatal({ err }, 'uncaught exception, exiting');
+  process.on('uncaughtExceptionMonitor', onCrash);
   const address = listenAddress(config, stringOption(parsed, 'host'), port);
   try {
     await registry.startAll();
@@ -87,6 +92,8 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   } catch (err) {
     await app.close();
     await registry.closeAll();
+    process.off('uncaughtExceptionMonitor', onCrash);
+    await logOut.close();
     writeLine(
       io.stderr,
       `plc-gateway serve: cannot start on ${address.host}:${address.port}: ${(err as Error).message}`,
@@ -104,6 +111,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   app.log.info('plc-gateway shutting down');
   await app.close();
   await registry.closeAll();
+  app.log.info('plc-gateway stopped');
+  process.off('uncaughtExceptionMonitor', onCrash);
+  await logOut.close();
   return 0;
 }
 

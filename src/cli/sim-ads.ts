@@ -54,7 +54,14 @@ async function fromScenario(
   // The same program a Simulated gateway target with this scenario has: built-in types, then the scenario.
   const builder = new ProgramBuilder();
   declareBuiltinTypes(builder);
-  const declared = declareScenario(builder, scenario);
+  let declared;
+  try {
+    declared = declareScenario(builder, scenario);
+  } catch (err) {
+    if (err instanceof ScenarioError)
+      throw new ConfigError(err.problems.map((p) => `scenario: ${formatProblem(p)}`));
+    throw err;
+  }
   const plc = new SimulatedPlc(builder.build(), fileRoot ? { files: new DiskFileStore(fileRoot) } : {});
   const attached = declared.attach(plc, {
     autoStart: start,

@@ -33,16 +33,41 @@ function targetRules(settings: Record<string, unknown>): string[] {
       problems.push(`PlcTargets.${id}.Scenario: only allowed when Mode is Simulated`);
     }
   }
+  problems.push(...caseTwins('PlcTargets', Object.keys(targets)));
   const alarms =
     isRecord(settings.PlcAlarms) && isRecord(settings.PlcAlarms.Targets) ? settings.PlcAlarms.Targets : {};
   for (const id of Object.keys(alarms)) {
-    if (!Object.hasOwn(targets, id)) {
+    if (configuredPlcId(targets, id) === undefined) {
       problems.push(
         `PlcAlarms.Targets.${id}: names no configured PLC (add PlcTargets.${id} or remove this entry)`,
       );
     }
   }
+  problems.push(...caseTwins('PlcAlarms.Targets', Object.keys(alarms)));
   return problems;
+}
+
+/** plcIds are matched case-insensitively, so two that differ only in case could never both be reached. */
+function caseTwins(section: string, ids: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  const problems: string[] = [];
+  for (const id of ids) {
+    const first = seen.get(id.toLowerCase());
+    if (first === undefined) seen.set(id.toLowerCase(), id);
+    else {
+      problems.push(
+        `${section}.${id}: plcIds are matched ignoring case, and ${section}.${first} is the same id`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The key of `targets` that `id` names, ignoring case (plcIds are matched so everywhere). */
+export function configuredPlcId(targets: Record<string, unknown>, id: string): string | undefined {
+  if (Object.hasOwn(targets, id)) return id;
+  const lower = id.toLowerCase();
+  return Object.keys(targets).find((k) => k.toLowerCase() === lower);
 }
 
 function authRules(settings: Record<string, unknown>, nodeEnv: string | undefined): string[] {

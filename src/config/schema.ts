@@ -1,6 +1,12 @@
 // The settings schema (appsettings.json, PascalCase keys): one TypeBox schema that is also the Config type.
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 
+/** Six octets 0-255: a PLC's AmsNetId and the gateway's own. */
+const AmsNetId = Type.String({
+  pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
+  errorMessage: 'must be six octets 0-255 separated by dots',
+});
+
 const PositiveInt = (def: number, description?: string) =>
   Type.Integer({ minimum: 1, default: def, ...(description ? { description } : {}) });
 
@@ -59,6 +65,12 @@ const AuthSettings = Type.Object(
     ClockSkewSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
     RoleClaimType: Type.String({ minLength: 1, default: 'role' }),
     DefaultPlcAccess: Type.Union([Type.Literal('none'), Type.Literal('*')], { default: 'none' }),
+    JwksCooldownSeconds: Type.Integer({
+      minimum: 0,
+      maximum: 3600,
+      default: 30,
+      description: 'With Authority: least seconds between JWKS refetches for tokens naming an unknown key id',
+    }),
     PlcAccessClaimFormat: Type.Union([Type.Literal('JsonArray'), Type.Literal('JsonArrayOrString')], {
       default: 'JsonArray',
       description: 'JsonArrayOrString also accepts the array JSON-encoded in a string claim',
@@ -69,7 +81,14 @@ const AuthSettings = Type.Object(
 
 const InitialValue = Type.Union([
   Type.Object(
-    { value: Type.Optional(Type.Unknown()), type: Type.String({ minLength: 1 }) },
+    {
+      value: Type.Optional(Type.Unknown()),
+      type: Type.String({ minLength: 1 }),
+      location: Type.Optional(
+        Type.String({ minLength: 1, description: 'AT location, e.g. %MB0, %IW2, %Q*' }),
+      ),
+      comment: Type.Optional(Type.String()),
+    },
     { additionalProperties: false },
   ),
   Type.String(),
@@ -82,12 +101,7 @@ const PlcTargetSettings = Type.Object(
       default: 'Real',
       errorMessage: 'must be Real or Simulated',
     }),
-    AmsNetId: Type.Optional(
-      Type.String({
-        pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
-        errorMessage: 'must be six octets 0-255 separated by dots',
-      }),
-    ),
+    AmsNetId: Type.Optional(AmsNetId),
     Port: Type.Integer({ minimum: 1, maximum: 65535, default: 851 }),
     Address: Type.Optional(Type.String({ minLength: 1 })),
     TcpPort: Type.Integer({ minimum: 1, maximum: 65535, default: 48898 }),
@@ -143,7 +157,7 @@ export const SettingsSchema = Type.Object(
     Auth: AuthSettings,
     AmsRouter: Type.Object(
       {
-        NetId: Type.Optional(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){5}$' })),
+        NetId: Type.Optional(AmsNetId),
         LocalAdsPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
       },
       { additionalProperties: false, default: {} },
@@ -168,6 +182,7 @@ export const SettingsSchema = Type.Object(
         SymbolBrowsing: PositiveInt(10, 'per second per user'),
         NotificationConnections: PositiveInt(5, 'stream connections opened per 60 s per user'),
         Lifecycle: PositiveInt(1, 'per 5 s sliding window per PLC'),
+        FileTransfers: PositiveInt(5, 'file reads, writes and listings per second per user per PLC'),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -192,6 +207,10 @@ export const SettingsSchema = Type.Object(
       { MaxBytes: PositiveInt(16 * 1024 * 1024) },
       { additionalProperties: false, default: {} },
     ),
+    Audit: Type.Object(
+      { Length: PositiveInt(10000, 'audit records kept in memory; older ones are dropped') },
+      { additionalProperties: false, default: {} },
+    ),
     Http: Type.Object(
       {
         HeadersTimeoutMs: PositiveInt(10_000, 'time to receive the request line and headers'),
@@ -209,6 +228,13 @@ export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
 export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
 export type AuthConfig = Static<typeof AuthSettings>;
 
+/** A key of the file the loader ignored or mapped instead of validating: logged as a warning at start-up. */
+export interface SettingsWarning {
+  /** The key as written in the file, dotted. */
+  readonly setting: string;
+  readonly message: string;
+}
+
 /** The validated, frozen configuration the app runs on. Paths are already resolved to absolute. */
 export interface Config {
   readonly settings: Readonly<Settings>;
@@ -216,6 +242,8 @@ export interface Config {
   readonly contentRoot: string;
   /** Effective feature flags, defaults applied. */
   readonly features: Readonly<Record<FeatureName, boolean>>;
+  /** Keys of the file that were ignored or mapped, for start-up to log as warnings. */
+  readonly warnings: readonly SettingsWarning[];
 }
 
 /** Start-up failure that lists every problem, each prefixed by its settings path. */

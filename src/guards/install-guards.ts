@@ -28,10 +28,11 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const auth = config.settings.Auth;
   app.decorateRequest('principal', null);
   app.decorateRequest('plcTarget', null);
-  // WebSocket routes (`{ websocket: true }`, as @fastify/websocket declares them) get the WebSocket token rules
-  // without having to repeat the marker in their config.
+  // WebSocket routes (`{ websocket: true }` or a `wsHandler`, as @fastify/websocket declares them) get the
+  // WebSocket token rules without having to repeat the marker in their config.
   app.addHook('onRoute', (route) => {
-    if ((route as { websocket?: unknown }).websocket === true)
+    const ws = route as { websocket?: unknown; wsHandler?: unknown };
+    if (ws.websocket === true || typeof ws.wsHandler === 'function')
       route.config = { ...route.config, websocket: true };
   });
 
@@ -62,13 +63,15 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
       throw new AppError('FORBIDDEN', `The token does not grant this: ${describePolicy(options.policy)}`);
     }
 
+    // From here on the PLC is named by its configured id, however the path spelled it (limits, messages).
     let plcId: string | undefined;
     if (options.plcScoped === true) {
-      plcId = (request.params as { plcId?: unknown }).plcId as string | undefined;
-      const target = typeof plcId === 'string' ? registry.get(plcId) : undefined;
-      if (plcId === undefined || target === undefined) {
+      const asked = (request.params as { plcId?: unknown }).plcId;
+      const target = typeof asked === 'string' ? registry.get(asked) : undefined;
+      if (target === undefined) {
         throw new AppError('PLC_NOT_FOUND', 'No PLC is configured under this plcId.');
       }
+      plcId = target.id;
       if (principal !== null && !canAccessPlc(principal, plcId)) {
         throw new AppError('PLC_ACCESS_DENIED', `The token's plc_access claim does not include ${plcId}.`);
       }

@@ -1,17 +1,26 @@
-// What every feature plugin is given: the config, the PLC registry, the metrics registry and the clock.
+// What every feature plugin is given: the config, the PLC registry, the rate limits, metrics, clock, audit and streams.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
+import type { AuditTrail } from '../audit/trail.ts';
 import type { Config } from '../config/schema.ts';
+import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
+import type { Streams } from './streams/install.ts';
 
 /** The context object every feature plugin receives as its options (a type alias, as fastify requires). */
 export type FeatureContext = {
   readonly config: Config;
   readonly registry: TargetRegistry;
+  /** Named route limits (declare them with `config.limit`), spent by hand where a route cannot declare one. */
+  readonly limits: RateLimits;
   /** Prometheus registry of this app, for feature metrics. */
   readonly metrics: Registry;
   /** Milliseconds clock shared with the limiters; injectable in tests. */
   readonly now: () => number;
+  /** Where state-changing operations not declared with a route's `config.audit` are recorded. */
+  readonly audit: AuditTrail;
+  /** SSE writer, SignalR hubs and the stream connection registry, for areas that push. */
+  readonly streams: Streams;
 };
 
 /** The fastify instance a feature registers its routes on (TypeBox type provider). */

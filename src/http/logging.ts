@@ -1,5 +1,8 @@
-// Logger options: pino with credentials kept out of every line (headers redacted, credentials masked in URLs).
-import type { FastifyServerOptions } from 'fastify';
+// Logging: pino options with credentials kept out of every line (headers redacted, credentials masked in URLs),
+// one access line per request, and the asynchronous buffered destination `serve` writes to, flushed on
+// shutdown and, through pino's exit handler, when the process crashes.
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { destination, pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Settings } from '../config/schema.ts';
 import { redacted, redactUrl } from './redact-url.ts';
 
@@ -43,5 +46,67 @@ export function loggerOptions(
         remotePort: req.socket?.remotePort,
       }),
     },
+  };
+}
+
+/**
+ * A logger built before the app, with the app's options, so that start-up (settings warnings) and the targets
+ * log through the same one; buildApp takes it as `loggerInstance`.
+ */
+export function createLogger(
+  stream: { write(line: string): void },
+  level: Settings['Logging']['Level'],
+): Logger {
+  return pino(loggerOptions({}, level) as LoggerOptions, stream);
+}
+
+/**
+ * One access line per request, written when the response is finished, with the request in it; fastify's line on
+ * arrival is left out.
+ */
+export class AccessLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request completed');
+  }
+}
+
+export interface LogDestination {
+  readonly stream: DestinationStream;
+  /** Writes out what is still buffered. */
+  close(): Promise<void>;
+}
+
+/** Bytes gathered before a write, and the longest a line waits for them. */
+const batchBytes = 8192;
+const flushEveryMs = 200;
+
+/**
+ * Where `serve` writes its log. The process's own stdout gets pino's asynchronous buffered writer: lines are
+ * written in batches of 8 kB, or every 200 ms when traffic is light, so a busy gateway makes one write call for
+ * many requests; pino flushes it synchronously on exit, a crash included. Any other output, such as a test's
+ * capture, is written to directly.
+ */
+export function logDestination(out: { write(text: string): unknown }): LogDestination {
+  if (out !== process.stdout) {
+    return { stream: { write: (line: string) => void out.write(line) }, close: () => Promise.resolve() };
+  }
+  const stream = destination({ dest: 1, sync: false, minLength: batchBytes });
+  const timer = setInterval(() => stream.flush(), flushEveryMs).unref();
+  return {
+    stream,
+    close: () =>
+      new Promise((resolve) => {
+        clearInterval(timer);
+        stream.once('close', () => resolve());
+        stream.end();
+      }),
   };
 }

@@ -1,11 +1,18 @@
 // Methods of function blocks as RPC calls see them: lookup by name and the inputs in declaration order.
 import { AppError } from '../errors.ts';
-import type { MethodDef, MethodParameter, PlcType, StructType, MethodArguments } from './types.ts';
+import type { MethodArguments, MethodDef, MethodParameter, PlcType, PlcValue, StructType } from './types.ts';
 
 /** The method named `methodName` (case-insensitive) of a function block type, or undefined. */
 export function methodOf(type: PlcType, methodName: string): MethodDef | undefined {
   const name = methodName.toUpperCase();
   return type.kind === 'struct' ? type.methods.find((m) => m.name.toUpperCase() === name) : undefined;
+}
+
+/** `{ returnMember }` when the method returns an enum and `value` names a member of it, else `{}`. */
+export function returnMemberOf(method: MethodDef, value: PlcValue): { returnMember?: string } {
+  const type = method.returnType;
+  const member = type?.kind === 'enum' ? type.members.find((m) => m.value === value) : undefined;
+  return member ? { returnMember: member.name } : {};
 }
 
 /**

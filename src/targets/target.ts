@@ -96,6 +96,11 @@ export interface SimulationControl {
 
 export type ConnectionListener = (state: ConnectionState) => void;
 
+/** Where a driver reports what the operator should know but no caller is told (pino's signature). */
+export interface TargetLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
 /**
  * One configured PLC. Operations throw AppError (src/errors.ts): PLC_UNAVAILABLE when not connected,
  * SYMBOL_NOT_FOUND, TYPE_NOT_FOUND, TYPE_MISMATCH (write validated before it reaches the PLC),

@@ -98,4 +98,14 @@ describe('check order', () => {
     assert.deepEqual(await code(a, '/api/test/line1/call?n=x', token), [429, 'RATE_LIMITED']);
     await a.close();
   });
+
+  test('a per-PLC limit is one budget however the path spells the plcId', async () => {
+    const a = await app({ RateLimiting: { RpcInvocations: 2 } });
+    const token = await mintToken({ plc_access: ['LINE1'] });
+    assert.deepEqual(await code(a, '/api/test/line1/call?n=1', token), [200, 'handled']);
+    assert.deepEqual(await code(a, '/api/test/Line1/call?n=1', token), [200, 'handled']);
+    assert.deepEqual(await code(a, '/api/test/LINE1/call?n=1', token), [429, 'RATE_LIMITED']);
+    assert.deepEqual(await code(a, '/api/test/line2/call?n=1', token), [403, 'PLC_ACCESS_DENIED']);
+    await a.close();
+  });
 });

@@ -12,7 +12,11 @@ export interface TestAppOptions {
   /** A ready Config instead of `settings`. */
   config?: Config;
   now?: () => number;
+  /** Clock for token times (exp, nbf, iat). */
+  tokenNow?: () => number;
   logger?: AppDeps['logger'];
+  /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
+  streamTimings?: AppDeps['streamTimings'];
   /** Runs before the app is made ready: add test-only routes here. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -22,7 +26,9 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
   const app = await buildApp(config, {
     registry: createRegistry(options.targets ?? []),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
   });
   await options.extend?.(app);
   await app.ready();

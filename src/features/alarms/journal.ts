@@ -21,6 +21,8 @@ export interface JournalPage {
 
 export class AlarmJournal {
   readonly #capacity: number;
+  /** The sequence number before the first one this journal hands out. */
+  readonly #firstSeq: number;
   readonly #ring: JournalEntry[] = [];
   /** Index in #ring of the oldest entry once the ring is full. */
   #head = 0;
@@ -30,6 +32,7 @@ export class AlarmJournal {
   constructor(capacity: number, startMs: number) {
     this.#capacity = capacity;
     this.#lastSeq = Math.floor(startMs) * 1000;
+    this.#firstSeq = this.#lastSeq;
   }
 
   /** The newest sequence number handed out (the start value while empty). */
@@ -60,10 +63,13 @@ export class AlarmJournal {
     return this.#ring.length === 0 ? undefined : this.#at(0).seq;
   }
 
-  /** Whether every entry after `seq` is still held (nothing was lost to the bound in between). */
+  /**
+   * Whether every entry after `seq` is still held: `seq` was handed out by this journal (not before a restart,
+   * not in the future) and the bound has not dropped anything after it.
+   */
   holdsAfter(seq: number): boolean {
-    const oldest = this.oldestSeq();
-    return seq <= this.#lastSeq && (oldest === undefined ? true : seq >= oldest - 1);
+    const oldest = this.oldestSeq() ?? this.#lastSeq + 1;
+    return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= oldest - 1;
   }
 
   /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
+import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
@@ -80,7 +81,13 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
         params: AlarmKeyParams,
         response: envelopeResponses(AcknowledgeResult),
       },
-      config: { feature: 'Alarms', policy: 'WriteAccess', plcScoped: true, limit: 'RpcInvocations' },
+      config: {
+        feature: 'Alarms',
+        policy: 'WriteAccess',
+        plcScoped: true,
+        limit: 'RpcInvocations',
+        audit: auditParam('alarm.acknowledge', 'key'),
+      },
     },
     async (request) => {
       const target = targetOf(request);
@@ -89,6 +96,7 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
       const log = { sub, plcId: target.id, key };
       try {
         const acknowledged = await service.acknowledge(target, key, sub);
+        noteAudit(request, { newValue: { acknowledged } });
         request.log.info(
           { ...log, result: acknowledged ? 'acknowledged' : 'not-acknowledged' },
           'alarm acknowledge',

@@ -1,7 +1,7 @@
 // Variable reads and writes through the port: one path or a batch of at most 100, per-path errors in batches.
 // Values are JSON-safe as the port defines them; the driver validates writes against the PLC type.
 import { AppError } from '../../errors.ts';
-import type { PlcTarget, PlcValue } from '../../targets/target.ts';
+import type { BatchReadItem, PlcTarget, PlcValue } from '../../targets/target.ts';
 
 export const maxBatchPaths = 100;
 
@@ -49,19 +49,36 @@ export async function readVariables(
   return { values };
 }
 
+/** A write's answer plus the value it replaced, for the audit trail. */
+export interface Written<T> {
+  result: T;
+  /** By path: the value before the write (absent where it could not be read). */
+  oldValues: Record<string, PlcValue>;
+  /** By path: the value read back after the write, for the paths written. */
+  newValues: Record<string, PlcValue>;
+}
+
 /** Writes, then answers the value read back: what the PLC holds now, in the same form a read gives. */
-export async function writeVariable(target: PlcTarget, path: string, value: unknown): Promise<VariableValue> {
+export async function writeVariable(
+  target: PlcTarget,
+  path: string,
+  value: unknown,
+): Promise<Written<VariableValue>> {
+  const before = await target.read(path);
   await target.write(path, value);
-  return readVariable(target, path);
+  const result = await readVariable(target, path);
+  return { result, oldValues: { [path]: before.value }, newValues: { [path]: result.value } };
 }
 
 /** Every path validated by the driver; a bad value fails its own path only. */
 export async function writeVariables(
   target: PlcTarget,
   values: Readonly<Record<string, unknown>>,
-): Promise<{ results: Record<string, BatchWriteEntry> }> {
+): Promise<Written<{ results: Record<string, BatchWriteEntry> }>> {
   const entries = Object.entries(values);
   checkBatchSize(entries.length);
+  const paths = entries.map(([path]) => path);
+  const oldValues = valuesOf(paths, await target.readMany(paths));
   const items = await target.writeMany(entries.map(([symbol, value]) => ({ symbol, value })));
   const results = Object.fromEntries(
     entries.map(([path], i): [string, BatchWriteEntry] => {
@@ -71,7 +88,18 @@ export async function writeVariables(
       return [path, { symbol: path, written: true }];
     }),
   );
-  return { results };
+  const written = paths.filter((path) => results[path]?.written === true);
+  const newValues = written.length ? valuesOf(written, await target.readMany(written)) : {};
+  return { result: { results }, oldValues, newValues };
+}
+
+function valuesOf(paths: readonly string[], items: readonly BatchReadItem[]): Record<string, PlcValue> {
+  const values: Record<string, PlcValue> = {};
+  paths.forEach((path, i) => {
+    const item = items[i];
+    if (item && !('error' in item)) values[path] = item.value;
+  });
+  return values;
 }
 
 function checkBatchSize(count: number): void {

@@ -10,6 +10,7 @@ export const routeLimitNames = [
   'RpcInvocations',
   'NotificationConnections',
   'Lifecycle',
+  'FileTransfers',
 ] as const;
 /** A named route limit a route can declare with `config: { limit: '<name>' }`. */
 export type RouteLimitName = (typeof routeLimitNames)[number];
@@ -58,6 +59,7 @@ export function createRateLimits(settings: Settings['RateLimiting'], now: Clock 
       limiter: fixedWindow(settings.NotificationConnections, 60_000),
     },
     Lifecycle: { partition: 'plc', limiter: slidingWindow(settings.Lifecycle, 5000) },
+    FileTransfers: { partition: 'user+plc', limiter: fixedWindow(settings.FileTransfers, 1000) },
   };
   const enabled = settings.Enabled;
   return {

@@ -1,8 +1,8 @@
 // Method calls on function block instances: parameters checked and encoded with the codec, results normalised.
 import { AppError } from '../../errors.ts';
 import { decode, encode } from '../../plc/codec.ts';
-import { findMethod, orderedInputs } from '../../plc/methods.ts';
-import type { MethodDef, MethodResult, PlcType, PlcValue, MethodArguments } from '../../plc/types.ts';
+import { findMethod, orderedInputs, returnMemberOf } from '../../plc/methods.ts';
+import type { MethodArguments, MethodDef, MethodResult, PlcType, PlcValue } from '../../plc/types.ts';
 import type { MethodContext, MethodPlc, Program } from './program.ts';
 
 export type { MethodResult };
@@ -42,7 +42,7 @@ export function invokeMethod(
           ? decode(p.type, Buffer.alloc(p.type.size), 0)
           : normaliseOutput(p.type, v, `${label}.${p.name}`);
   }
-  return { returnValue, outParameters };
+  return { returnValue, outParameters, ...returnMemberOf(method, returnValue) };
 }
 
 function normaliseInputs(

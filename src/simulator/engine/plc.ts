@@ -1,7 +1,7 @@
 // SimulatedPlc: the memory image of a Program, with typed and raw access, state, watches, methods and files.
 import { AppError } from '../../errors.ts';
 import type { AdsStateName } from '../../plc/ads/constants.ts';
-import { decode, encodeInto, encodeOver } from '../../plc/codec.ts';
+import { decode, encodeInto, encodeOver, type NonMemberSink } from '../../plc/codec.ts';
 import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
 import type { ResolvedPath } from '../../plc/symbol-path.ts';
@@ -141,7 +141,7 @@ export class SimulatedPlc {
   }
 
   /** Validates and encodes without writing: TYPE_MISMATCH or SYMBOL_NOT_FOUND leave memory untouched. */
-  prepareWrite(path: string, value: unknown): PreparedWrite {
+  prepareWrite(path: string, value: unknown, onNonMember?: NonMemberSink): PreparedWrite {
     const r = this.#program.resolve(path);
     const current = this.#memory.subarray(r.offset, r.offset + r.size);
     return {
@@ -149,7 +149,7 @@ export class SimulatedPlc {
       type: r.type,
       offset: r.offset,
       value,
-      bytes: encodeOver(r.type, current, value, r.path),
+      bytes: encodeOver(r.type, current, value, r.path, onNonMember),
     };
   }
 

@@ -107,6 +107,57 @@ const Step = Type.Object(
   { additionalProperties: false },
 );
 
+// The program's own types and variables, for reproducing a test program (arrays, structs, AT locations).
+const TypeDecl = Type.Object(
+  {
+    name: Type.String({ pattern: identifier, errorMessage: { pattern: 'must be an IEC identifier' } }),
+    members: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({
+              pattern: identifier,
+              errorMessage: { pattern: 'must be an IEC identifier' },
+            }),
+            type: Type.String({ minLength: 1 }),
+            comment: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1 },
+      ),
+    ),
+    enum: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({
+              pattern: identifier,
+              errorMessage: { pattern: 'must be an IEC identifier' },
+            }),
+            value: Type.Integer(),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1 },
+      ),
+    ),
+    base: Type.Optional(Type.String({ minLength: 1 })),
+    comment: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const Variable = Type.Object(
+  {
+    type: Type.String({ minLength: 1 }),
+    value: Type.Optional(Type.Unknown()),
+    location: Type.Optional(Type.String({ minLength: 1, description: 'AT location, e.g. %MB0, %IW2, %Q*' })),
+    comment: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 export const ScenarioSchema = Type.Object(
   {
     contract: Type.Literal(contractId, { errorMessage: `must be exactly "${contractId}"` }),
@@ -130,6 +181,8 @@ export const ScenarioSchema = Type.Object(
     axes: Type.Array(Axis, { default: [] }),
     alarms: Type.Array(Alarm, { default: [] }),
     script: Type.Array(Step, { default: [] }),
+    types: Type.Array(TypeDecl, { default: [] }),
+    variables: Type.Record(Type.String({ minLength: 1 }), Variable, { default: {} }),
   },
   { additionalProperties: false },
 );

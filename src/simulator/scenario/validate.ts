@@ -3,6 +3,8 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
 import { checkLeafValue, resolveScriptPath } from './hmi-layout.ts';
+import { ProgramBuilder } from '../engine/program.ts';
+import { declareScenarioTypes, declareScenarioVariables } from './declare-extensions.ts';
 
 /** One validation problem: where (a JSON Pointer into machine.yaml) and what. */
 export interface ScenarioProblem {
@@ -178,6 +180,12 @@ export function validateScenario(doc: unknown): ScenarioValidation {
   if (isObject(doc)) {
     checkAxes(doc, problems);
     checkScript(doc, problems);
+  }
+  // Types and variables are checked by declaring them on a scratch program (base types and the
+  // scenario's own types are known there; a target's built-in types are not).
+  if (schemaOk && problems.length === 0) {
+    const scratch = new ProgramBuilder();
+    problems.push(...declareScenarioTypes(scratch, doc), ...declareScenarioVariables(scratch, doc));
   }
   if (schemaOk && problems.length === 0) return { ok: true, scenario: doc };
   return { ok: false, problems };

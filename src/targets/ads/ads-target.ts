@@ -4,6 +4,7 @@ import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
 import { perItem } from '../batch-item.ts';
 import { encode, encodeOver, type PlcType } from '../../plc/index.ts';
+import { NonMemberNotes, silentLog } from '../enum-notes.ts';
 import {
   adsStates,
   type AdsState,
@@ -22,6 +23,7 @@ import {
   type Subscription,
   type SymbolNode,
   type MethodArguments,
+  type TargetLog,
 } from '../target.ts';
 import { AdsLink } from './ads-link.ts';
 import { AdsFiles } from './files.ts';
@@ -46,11 +48,13 @@ export class AdsTarget implements PlcTarget {
   readonly #link: AdsLink;
   readonly #subscriptions: SubscriptionManager;
   readonly #metadata: MetadataCache;
+  readonly #log: TargetLog;
 
-  constructor(id: string, displayName: string, settings: AdsLinkSettings) {
+  constructor(id: string, displayName: string, settings: AdsLinkSettings, log: TargetLog = silentLog) {
     this.id = id;
     this.displayName = displayName;
     this.#settings = settings;
+    this.#log = log;
     this.#metadata = new MetadataCache(settings);
     this.#link = new AdsLink(settings, {
       onSession: (session) => void this.#connected(session),
@@ -202,9 +206,11 @@ export class AdsTarget implements PlcTarget {
     return this.#use(`Writing ${path}`, async (session, client) => {
       const a = (await this.#metadata.table(session)).resolve(path);
       // Validated in full before anything reaches the PLC: TYPE_MISMATCH leaves it untouched.
-      let bytes = encode(a.type, value, a.path);
+      const notes = new NonMemberNotes();
+      let bytes = encode(a.type, value, a.path, notes.sink);
       if (isComposite(a.type)) bytes = encodeOver(a.type, await readRaw(client, a), value, a.path);
       await writeRaw(client, a, bytes);
+      notes.report(this.#log, this.id);
     });
   }
 
@@ -213,21 +219,29 @@ export class AdsTarget implements PlcTarget {
     return this.#use('Writing symbols', async (session, client) => {
       const table = await this.#metadata.table(session);
       const out: BatchWriteItem[] = new Array<BatchWriteItem>(values.length);
-      const prepared: Array<{ index: number; address: SymbolAddress; bytes: Buffer; value: unknown }> = [];
+      const prepared: Array<{
+        index: number;
+        address: SymbolAddress;
+        bytes: Buffer;
+        value: unknown;
+        notes: NonMemberNotes;
+      }> = [];
       values.forEach(({ symbol, value }, index) => {
+        const notes = new NonMemberNotes();
         const r = perItem(symbol, () => {
           const address = table.resolve(symbol);
-          return { address, bytes: encode(address.type, value, address.path) };
+          return { address, bytes: encode(address.type, value, address.path, notes.sink) };
         });
         if ('error' in r) out[index] = r;
-        else prepared.push({ index, ...r.value, value });
+        else prepared.push({ index, ...r.value, value, notes });
       });
       await this.#mergeComposites(client, prepared);
       const codes = await writeMany(client, prepared, this.#settings.batchLimits);
-      prepared.forEach(({ index }, k) => {
+      prepared.forEach(({ index, notes }, k) => {
         const symbol = values[index]?.symbol ?? '';
         const code = codes[k] ?? 0;
         out[index] = code === 0 ? { symbol } : { symbol, error: itemError(code, symbol) };
+        if (code === 0) notes.report(this.#log, this.id);
       });
       return out;
     });

@@ -1,5 +1,6 @@
 // Creates Real targets: the PlcTarget port over an ADS connection (this folder is ads-client's only importer).
 import type { Config, PlcTargetConfig } from '../../config/schema.ts';
+import type { TargetLog } from '../target.ts';
 import { AdsTarget } from './ads-target.ts';
 import { linkSettings, type AdsTuning } from './settings.ts';
 
@@ -13,8 +14,9 @@ export type { AdsTuning } from './settings.ts';
 export function createAdsTarget(
   id: string,
   settings: PlcTargetConfig,
-  ctx: { config: Config },
+  ctx: { config: Config; log?: TargetLog },
   tuning?: AdsTuning,
 ): AdsTarget {
-  return new AdsTarget(id, settings.DisplayName ?? '', linkSettings(id, settings, ctx.config, tuning));
+  const link = linkSettings(id, settings, ctx.config, tuning);
+  return new AdsTarget(id, settings.DisplayName ?? '', link, ctx.log);
 }

@@ -5,6 +5,7 @@ import {
   encode,
   findMethod,
   orderedInputs,
+  returnMemberOf,
   type MethodDef,
   type PlcType,
   type PlcValue,
@@ -64,5 +65,5 @@ export function unpackResult(method: MethodDef, data: Buffer): MethodResult {
   const returnValue = method.returnType ? take(method.returnType) : null;
   const outParameters: Record<string, PlcValue> = {};
   for (const p of method.parameters) if (p.direction !== 'in') outParameters[p.name] = take(p.type);
-  return { returnValue, outParameters };
+  return { returnValue, outParameters, ...returnMemberOf(method, returnValue) };
 }

@@ -1,6 +1,7 @@
 // The in-process simulated target: the PlcTarget port over a SimulatedPlc, with a "connection" of its own.
 import { AppError } from '../../errors.ts';
 import { perItem } from '../batch-item.ts';
+import { NonMemberNotes, silentLog } from '../enum-notes.ts';
 import {
   decode,
   type PreparedWrite,
@@ -25,6 +26,7 @@ import type {
   Subscription,
   SymbolNode,
   MethodArguments,
+  TargetLog,
 } from '../target.ts';
 
 export class SimulatedTarget implements PlcTarget {
@@ -42,11 +44,13 @@ export class SimulatedTarget implements PlcTarget {
   #state: ConnectionState = 'Disconnected';
   #typeSnapshot: TypeRegistry | undefined;
   readonly #enumCache = new Map<string, EnumMembers>();
+  readonly #log: TargetLog;
 
-  constructor(id: string, displayName: string, plc: SimulatedPlc) {
+  constructor(id: string, displayName: string, plc: SimulatedPlc, log: TargetLog = silentLog) {
     this.id = id;
     this.displayName = displayName;
     this.plc = plc;
+    this.#log = log;
     // Files answer PLC_UNAVAILABLE while disconnected, like every other operation.
     this.files = {
       read: (path) => this.#connected().then(() => plc.files.read(path)),
@@ -147,8 +151,10 @@ export class SimulatedTarget implements PlcTarget {
 
   write(path: string, value: unknown): Promise<void> {
     return this.#run(() => {
-      this.plc.write(path, value);
+      const notes = new NonMemberNotes();
+      this.plc.commit([this.plc.prepareWrite(path, value, notes.sink)]);
       this.plc.sample({ immediate: true });
+      notes.report(this.#log, this.id);
     });
   }
 
@@ -156,12 +162,19 @@ export class SimulatedTarget implements PlcTarget {
   writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]> {
     return this.#run(() => {
       const prepared: PreparedWrite[] = [];
+      const written: NonMemberNotes[] = [];
       const results = values.map(({ symbol, value }) => {
-        const r = perItem(symbol, () => prepared.push(this.plc.prepareWrite(symbol, value)));
+        const r = perItem(symbol, () => {
+          // Notes of an item that fails validation are dropped with it: nothing of it is written.
+          const notes = new NonMemberNotes();
+          prepared.push(this.plc.prepareWrite(symbol, value, notes.sink));
+          written.push(notes);
+        });
         return 'error' in r ? r : { symbol };
       });
       this.plc.commit(prepared);
       this.plc.sample({ immediate: true });
+      for (const notes of written) notes.report(this.#log, this.id);
       return results;
     });
   }

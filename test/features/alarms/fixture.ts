@@ -185,20 +185,30 @@ export async function createPlant(id: string, clock?: () => number): Promise<Sim
 
 /**
  * The PLC clock: wall time plus the simulated time stepped so far (never going back on reset), so that every
- * stepped scan is one CycleTimeMs later for the PLC and each scan's change is sampled on its own.
+ * stepped scan is one CycleTimeMs later for the PLC and each scan's change is sampled on its own. A scan samples
+ * its watches before the simulation counts it, so `stepping` moves the clock ahead by the scans about to run:
+ * the samples of a step never depend on how much wall time passed since the previous one.
  */
-function steppedClock(): { now: () => number; follow(target: SimulatedTarget): void } {
+function steppedClock(): {
+  now: () => number;
+  follow(target: SimulatedTarget): void;
+  stepping(cycles: number): void;
+} {
   let followed: SimulatedTarget | undefined;
   let carried = 0;
   let last = 0;
+  let ahead = 0;
   return {
     now: () => {
       const elapsed = followed?.simulation?.state().elapsedMs ?? 0;
       if (elapsed < last) carried += last;
       last = elapsed;
-      return Date.now() + carried + elapsed;
+      return Date.now() + carried + ahead + elapsed;
     },
     follow: (target) => void (followed = target),
+    stepping: (cycles) => {
+      ahead += cycles * (followed?.simulation?.state().scanMs ?? 0);
+    },
   };
 }
 
@@ -288,6 +298,7 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
     call,
     settle,
     step: async (cycles = 1) => {
+      clock.stepping(cycles);
       expectOk(await call('POST', `/api/plcs/${driven.simId}/sim/step?cycles=${cycles}`), 'sim/step');
       await settle();
     },

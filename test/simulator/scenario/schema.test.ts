@@ -31,6 +31,8 @@ describe('scenario schema', () => {
       axes: [],
       alarms: [],
       script: [],
+      types: [],
+      variables: {},
     });
   });
 

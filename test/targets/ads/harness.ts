@@ -101,7 +101,7 @@ export async function startPlant(plc = new SimulatedPlc(program()), port = 0): P
 
 export type ProxyMode = 'pass' | 'mute' | 'cut-next-answer';
 
-/** Picks ADS requests the proxy answers itself with an error code instead of forwarding them. */
+/** Picks ADS requests (Read, Write, WriteControl, ReadWrite) the proxy answers itself with an error code. */
 export type RequestFault = (request: { command: number; indexGroup: number }) => number | undefined;
 
 /**
@@ -178,11 +178,12 @@ export class FaultProxy {
     if (!this.fault || frame.length < 38 || frame.readUInt16LE(0) !== 0) return undefined;
     const ams = frame.subarray(6);
     const command = ams.readUInt16LE(16);
-    if (![2, 3, 9].includes(command) || ams.length < 36) return undefined;
-    const code = this.fault({ command, indexGroup: ams.readUInt32LE(32) });
+    if (![2, 3, 5, 9].includes(command) || ams.length < 36) return undefined;
+    // WriteControl (5) has no index group: its fault is picked by command alone.
+    const code = this.fault({ command, indexGroup: command === 5 ? 0 : ams.readUInt32LE(32) });
     if (code === undefined) return undefined;
-    // Read and ReadWrite answers carry result + length, Write answers the result alone.
-    const data = Buffer.alloc(command === 3 ? 4 : 8);
+    // Read and ReadWrite answers carry result + length, Write and WriteControl the result alone.
+    const data = Buffer.alloc(command === 3 || command === 5 ? 4 : 8);
     data.writeUInt32LE(code, 0);
     const header = Buffer.alloc(32);
     ams.copy(header, 0, 8, 16); // the request's source becomes the target

@@ -41,8 +41,9 @@ describe('ADS target: parity with the simulated target', () => {
     assert.deepEqual(r2, { returnValue: true, outParameters: { nCount: 2 } });
     assert.equal((await ads.read('GVL.fbAlarms.sLastKey')).value, 'K-2');
     assert.deepEqual(await ads.invoke('GVL.fbAlarms', 'Lookup', [1]), {
-      returnValue: { name: 'SUCCESS', value: 0 },
+      returnValue: 0,
       outParameters: {},
+      returnMember: 'SUCCESS',
     });
     assert.deepEqual(
       await ads.invoke('GVL.fbAlarms', 'Lookup', [2]),
