@@ -112,7 +112,7 @@ export class AdsLink {
         session.end();
         break;
       }
-      const connectedAt = Date.now();
+      const connectedAt = this.#settings.now();
       this.#session = session;
       this.#setState('Connected');
       firstAttemptDone();
@@ -124,7 +124,7 @@ export class AdsLink {
       session.client.removeAllListeners();
       this.#setState('Disconnected');
       // Only a connection that held counts as recovered: one dropped right after connecting keeps backing off.
-      if (Date.now() - connectedAt >= this.#settings.backoff.capMs) failures = 0;
+      if (this.#settings.now() - connectedAt >= this.#settings.backoff.capMs) failures = 0;
       await this.#sleep(backoffDelay(failures++, this.#settings.backoff, this.#settings.random));
     }
     this.#session = undefined;

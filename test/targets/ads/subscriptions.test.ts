@@ -5,14 +5,21 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { EventLog } from '../../contract/events.ts';
-import { eventually, makeTarget, onlineChangeCounter, program, startPlant } from './harness.ts';
+import {
+  eventually,
+  makeTarget,
+  onlineChangeCounter,
+  program,
+  startPlant,
+  startConnected,
+} from './harness.ts';
 
 describe('ADS target: subscriptions', () => {
   it('shares one notification per symbol and leaves none behind', async () => {
     const plant = await startPlant();
     const target = makeTarget(plant.port);
     try {
-      await target.start();
+      await startConnected(target);
       const baseline = plant.server.stats().notifications;
       const a = new EventLog();
       const b = new EventLog();
@@ -41,7 +48,7 @@ describe('ADS target: subscriptions', () => {
     const plant = await startPlant();
     const target = makeTarget(plant.port, { NotificationBudget: 2 });
     try {
-      await target.start();
+      await startConnected(target);
       const baseline = plant.server.stats().notifications;
       const paths = ['MAIN.aValues0', 'MAIN.aValues1', 'MAIN.aValues2', 'MAIN.aValues3'];
       const logs = paths.map(() => new EventLog());
@@ -69,7 +76,7 @@ describe('ADS target: subscriptions', () => {
     const plant = await startPlant(new SimulatedPlc(program({ onlineChanges: true })));
     const target = makeTarget(plant.port);
     try {
-      await target.start();
+      await startConnected(target);
       await target.symbols();
       await target.symbols();
       assert.equal(target.diagnostics.symbolUploads, 1, 'symbols are cached for the connection');
