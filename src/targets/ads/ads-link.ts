@@ -173,6 +173,7 @@ export class AdsLink {
       session.end();
       await client.disconnect(true).catch(noop);
       client.removeAllListeners();
+      forgetPendingRequests(client);
       throw err;
     } finally {
       this.#abort = undefined;
@@ -203,4 +204,16 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * ads-client keeps a timer per unanswered request even after a forced disconnect, so an abandoned attempt
+ * (close() while a silent peer holds the connect) would keep the process alive for up to TimeoutMs. The
+ * client is discarded: its requests will never be answered, and nobody waits on them.
+ */
+function forgetPendingRequests(client: Client): void {
+  const pending = (
+    client as unknown as { activeAdsRequests?: Record<string, { timeoutTimerHandle?: NodeJS.Timeout }> }
+  ).activeAdsRequests;
+  for (const request of Object.values(pending ?? {})) clearTimeout(request.timeoutTimerHandle);
 }
