@@ -53,7 +53,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
       ? await authenticate(request, options.websocket === true)
       : null;
     request.principal = principal;
-    if (principal !== null) limits.global(principal.sub);
+    if (principal !== null) await limits.global(principal.sub);
 
     const feature = options.feature;
     if (feature !== undefined && !config.features[feature]) {
@@ -81,7 +81,8 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     const routeLimits =
       options.limit === undefined ? [] : typeof options.limit === 'string' ? [options.limit] : options.limit;
     const user = principal?.sub ?? `ip:${request.ip}`;
-    for (const name of routeLimits) limits.route(name, plcId === undefined ? { user } : { user, plcId });
+    for (const name of routeLimits)
+      await limits.route(name, plcId === undefined ? { user } : { user, plcId });
   });
 }
 
