@@ -1,7 +1,7 @@
 // This replica's membership in the cluster: its id, the Redis link, the heartbeat that keeps its entries alive
 // (they expire three heartbeats after it stops), the live replica list, and pub/sub channels.
 import { hostname } from 'node:os';
-import type { Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { Settings } from '../config/schema.ts';
 import { RedisLink, type ClusterLog } from './redis-link.ts';
 
@@ -44,6 +44,20 @@ export class Cluster {
     );
     this.link.subscriber.on('message', (channel: string, message: string) => {
       for (const fn of this.#channels.get(channel) ?? []) fn(message);
+    });
+    const liveReplicas = () => this.liveReplicas();
+    new Gauge({
+      name: 'cluster_replicas_alive',
+      help: 'Replicas whose heartbeat has not expired, as seen from this one (0 while Redis is unreachable).',
+      registers: [options.metrics],
+      async collect() {
+        this.set(
+          await liveReplicas().then(
+            (ids) => ids.length,
+            () => 0,
+          ),
+        );
+      },
     });
     // Redis may come back empty: everything this replica owns is written again at once.
     this.link.onRestored(() => void this.heartbeat());

@@ -121,11 +121,12 @@ describe('cluster: shared rate limits and audit', () => {
         ],
       );
       const page = await a.inject({ url: '/api/admin/audit?after=1&limit=1', headers: admin });
+      const pageData = page.json<{ data: { items: Array<{ seq: number }>; nextAfter: number } }>().data;
       assert.deepEqual(
-        page.json().data.items.map((i: { seq: number }) => i.seq),
+        pageData.items.map((i) => i.seq),
         [2],
       );
-      assert.equal(page.json().data.nextAfter, 2);
+      assert.equal(pageData.nextAfter, 2);
       const filtered = await c.inject({ url: '/api/admin/audit?plcId=other', headers: admin });
       assert.deepEqual(filtered.json().data, { items: [], nextAfter: 2 });
     } finally {

@@ -24,15 +24,16 @@ export interface LimitSubject {
   readonly plcId?: string;
 }
 
-export interface RateLimits {
+/** `Spent`: void in memory; a promise when a shared store decides. */
+export interface RateLimits<Spent extends void | Promise<void> = void | Promise<void>> {
   readonly enabled: boolean;
   /**
    * Spends one request of the global per-user budget; throws (or rejects, with a shared store) 429 RATE_LIMITED
    * with Retry-After.
    */
-  global(user: string): void | Promise<void>;
+  global(user: string): Spent;
   /** Spends one request of a named route limit; throws (or rejects) 429 RATE_LIMITED with Retry-After. */
-  route(name: RouteLimitName, subject: LimitSubject): void | Promise<void>;
+  route(name: RouteLimitName, subject: LimitSubject): Spent;
   /** A fixed-window limiter on this app's clock, for limits that are not named above. */
   fixedWindow(limit: number, windowMs: number): Limiter;
   /** A sliding-window limiter on this app's clock. */
@@ -70,6 +71,12 @@ export function partitionKey(partition: Partition, subject: LimitSubject): strin
   return JSON.stringify([subject.user, plc]);
 }
 
+export function createRateLimits(settings: Settings['RateLimiting'], now?: Clock): RateLimits<void>;
+export function createRateLimits(
+  settings: Settings['RateLimiting'],
+  now?: Clock,
+  store?: LimiterFactory,
+): RateLimits;
 export function createRateLimits(
   settings: Settings['RateLimiting'],
   now: Clock = Date.now,
