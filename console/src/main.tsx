@@ -7,6 +7,7 @@ import type { ConsoleSettings } from './api/types.ts';
 import { resumeOidc } from './auth/oidc.ts';
 import { restoreSession, settings, takeFragmentToken } from './auth/session.ts';
 import { App } from './app.tsx';
+import './live/recorder.ts';
 import { startRouter } from './router.ts';
 import { applyTheme } from './theme.ts';
 

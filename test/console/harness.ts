@@ -58,7 +58,7 @@ export function gatewaySettings(overrides: Record<string, unknown> = {}): Record
           'MAIN.nSpeed': { value: 1500, type: 'INT' },
           'MAIN.bRunning': { value: true, type: 'BOOL' },
           'MAIN.sRecipe': { value: 'Standard', type: 'STRING(20)' },
-          'MAIN.eMode': { value: 1, type: 'E_ErrorType' },
+          'MAIN.dStart': { type: 'DATE' },
         },
       },
       line2: {

@@ -127,7 +127,7 @@ export function ValueEditor({ plcId, symbol, typeName, current }: Props) {
   }
 
   return (
-    <form class="value-editor" onSubmit={submit}>
+    <form class="value-editor" noValidate onSubmit={submit}>
       <label for={inputId}>New value ({typeName})</label>
       <div class="row">
         {input}

@@ -1,8 +1,8 @@
 // Plant overview: every PLC the token may see as a card (connection, mode, ADS state, outstanding alarms by
 // severity, simulation state) and the gateway's readiness.
-import { api, describeError, plcPath } from '../api/http.ts';
+import { api, ApiError, describeError, plcPath } from '../api/http.ts';
 import type { AlarmList, HealthReport, PlcStatus, PlcSummary, SimulationState } from '../api/types.ts';
-import { settings } from '../auth/session.ts';
+import { session, settings } from '../auth/session.ts';
 import { ConnectionBadge, SeverityBadge } from '../components/badges.tsx';
 import { usePoll } from '../live/use-live.ts';
 import { href } from '../router.ts';
@@ -11,33 +11,37 @@ import type { View } from './view.ts';
 interface Card {
   status: PlcStatus;
   simulation?: SimulationState;
+  /** The PLC's outstanding alarms; 'unmonitored' when it has no alarm configuration. */
+  alarms?: AlarmList | 'unmonitored';
 }
 
-interface Plant {
-  cards: Card[];
-  alarms?: AlarmList;
-  alarmsError?: string;
+async function optional<T>(load: () => Promise<T>): Promise<T | undefined> {
+  return load().catch(() => undefined);
 }
 
-async function loadPlant(): Promise<Plant> {
-  const features = settings.value.features;
+async function loadCard(plc: PlcSummary): Promise<Card> {
+  const { features } = settings.value;
+  const lifecycle = session.value?.permissions.lifecycle === true;
+  const [status, simulation, alarms] = await Promise.all([
+    api.get<PlcStatus>(plcPath(plc.plcId, 'status')).catch(() => plc),
+    // Simulation routes need LifecycleAccess.
+    features.Simulation === true && lifecycle && plc.mode === 'Simulated'
+      ? optional(() => api.get<SimulationState>(plcPath(plc.plcId, 'sim', 'state')))
+      : undefined,
+    features.Alarms === true
+      ? api
+          .get<AlarmList>(plcPath(plc.plcId, 'alarms'))
+          .catch((err: unknown) =>
+            err instanceof ApiError && err.code === 'PLC_NOT_FOUND' ? ('unmonitored' as const) : undefined,
+          )
+      : undefined,
+  ]);
+  return { status, ...(simulation ? { simulation } : {}), ...(alarms ? { alarms } : {}) };
+}
+
+async function loadPlant(): Promise<Card[]> {
   const plcs = await api.get<PlcSummary[]>('/api/plcs');
-  const cards = await Promise.all(
-    plcs.map(async (plc): Promise<Card> => {
-      const status = await api.get<PlcStatus>(plcPath(plc.plcId, 'status')).catch(() => plc);
-      const simulation =
-        features.Simulation === true && plc.mode === 'Simulated'
-          ? await api.get<SimulationState>(plcPath(plc.plcId, 'sim', 'state')).catch(() => undefined)
-          : undefined;
-      return simulation ? { status, simulation } : { status };
-    }),
-  );
-  if (features.Alarms !== true) return { cards };
-  try {
-    return { cards, alarms: await api.get<AlarmList>('/api/alarms') };
-  } catch (err) {
-    return { cards, alarmsError: describeError(err) };
-  }
+  return Promise.all(plcs.map(loadCard));
 }
 
 async function loadHealth(): Promise<HealthReport> {
@@ -46,9 +50,10 @@ async function loadHealth(): Promise<HealthReport> {
   return (await response.json()) as HealthReport;
 }
 
-function AlarmCounts({ plcId, alarms }: { plcId: string; alarms: AlarmList | undefined }) {
-  if (alarms === undefined) return <span class="muted">not monitored</span>;
-  const mine = alarms.items.filter((a) => a.scope === plcId);
+function AlarmCounts({ alarms }: { alarms: Card['alarms'] }) {
+  if (alarms === undefined) return <span class="muted">—</span>;
+  if (alarms === 'unmonitored') return <span class="muted">not monitored</span>;
+  const mine = alarms.items;
   if (mine.length === 0) return <span class="muted">none outstanding</span>;
   const counts = new Map<string, { severity: number; n: number }>();
   for (const a of mine) {
@@ -67,9 +72,9 @@ function AlarmCounts({ plcId, alarms }: { plcId: string; alarms: AlarmList | und
   );
 }
 
-function PlcCard({ card, alarms }: { card: Card; alarms: AlarmList | undefined }) {
-  const { status, simulation } = card;
-  const failed = alarms?.['x-ads-failed'].some((f) => f.peer === `ads:${status.plcId}`);
+function PlcCard({ card }: { card: Card }) {
+  const { status, simulation, alarms } = card;
+  const failed = typeof alarms === 'object' && alarms.partial;
   return (
     <article class="card plc-card" aria-labelledby={`plc-${status.plcId}`} data-plc={status.plcId}>
       <h2 id={`plc-${status.plcId}`}>
@@ -87,7 +92,7 @@ function PlcCard({ card, alarms }: { card: Card; alarms: AlarmList | undefined }
         <dd>{status.adsState ?? '—'}</dd>
         <dt>Alarms</dt>
         <dd>
-          <AlarmCounts plcId={status.plcId} alarms={alarms} />
+          <AlarmCounts alarms={alarms} />
           {failed && <span class="badge bad">stale</span>}
         </dd>
         <dt>Simulation</dt>
@@ -134,15 +139,14 @@ function Overview() {
           {describeError(plant.error)}
         </p>
       )}
-      {plant.data?.alarmsError && <p class="error-text">Alarms: {plant.data.alarmsError}</p>}
       {plant.data === undefined ? (
         <p class="muted">Loading…</p>
-      ) : plant.data.cards.length === 0 ? (
+      ) : plant.data.length === 0 ? (
         <p>Your token permits no PLC.</p>
       ) : (
         <div class="cards">
-          {plant.data.cards.map((card) => (
-            <PlcCard key={card.status.plcId} card={card} alarms={plant.data?.alarms} />
+          {plant.data.map((card) => (
+            <PlcCard key={card.status.plcId} card={card} />
           ))}
         </div>
       )}
