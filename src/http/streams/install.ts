@@ -5,7 +5,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../../config/schema.ts';
-import { StreamRegistry } from './registry.ts';
+import { StreamRegistry, type ConnectionRegistry } from './registry.ts';
 import type { HubTimings } from './signalr/hub-connection.ts';
 
 export interface StreamTimings extends HubTimings {
@@ -15,7 +15,7 @@ export interface StreamTimings extends HubTimings {
 
 /** What features use to open streams; part of every feature's context. */
 export interface Streams {
-  readonly registry: StreamRegistry;
+  readonly registry: ConnectionRegistry;
   readonly timings: StreamTimings;
   /** Per-client queue length (Notifications:QueueLength). */
   readonly queueLength: number;

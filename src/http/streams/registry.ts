@@ -43,6 +43,16 @@ export interface ConnectionLimitSettings {
   readonly MaxTotal: number;
 }
 
+/** What features and the admin routes need of the registry; held in memory by StreamRegistry. */
+export interface ConnectionRegistry {
+  /** Takes a place for a new stream, or throws 429 CONNECTION_LIMIT; call before the stream opens. */
+  reserve(identity: StreamIdentity): StreamEntry;
+  list(): StreamRow[];
+  /** Ends one stream; false when no stream has this id. */
+  terminate(id: string): boolean;
+  endAll(): void;
+}
+
 interface Open {
   readonly identity: StreamIdentity;
   readonly openedAt: Date;
@@ -52,7 +62,7 @@ interface Open {
   end: ((reason: EndReason) => void) | undefined;
 }
 
-export class StreamRegistry {
+export class StreamRegistry implements ConnectionRegistry {
   readonly #limits: ConnectionLimitSettings;
   readonly #open = new Map<string, Open>();
   readonly #perUser = new Map<string, number>();
@@ -83,7 +93,6 @@ export class StreamRegistry {
     });
   }
 
-  /** Takes a place for a new stream, or throws 429 CONNECTION_LIMIT; call before the stream opens. */
   reserve(identity: StreamIdentity): StreamEntry {
     if (this.#closing) throw new AppError('CONNECTION_LIMIT', 'The gateway is shutting down.');
     const { MaxPerUser, MaxTotal } = this.#limits;
@@ -153,11 +162,6 @@ export class StreamRegistry {
     }));
   }
 
-  get size(): number {
-    return this.#open.size;
-  }
-
-  /** Ends one stream; false when no stream has this id. */
   terminate(id: string): boolean {
     const open = this.#open.get(id);
     if (open === undefined) return false;
@@ -165,7 +169,6 @@ export class StreamRegistry {
     return true;
   }
 
-  /** Shutdown: refuses new streams and ends every open one. */
   endAll(): void {
     this.#closing = true;
     for (const open of [...this.#open.values()]) open.end?.('shutdown');
