@@ -9,8 +9,8 @@ import { ErrorEnvelope } from '../../http/envelope.ts';
 import type { FeatureApp, FeatureContext } from '../../http/feature-context.ts';
 import type { PlcScope } from '../../http/route-config.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
+import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
-import { SseStream } from '../../http/streams/sse-stream.ts';
 import { openAlarmFeed } from './alarm-feed.ts';
 import type { AlarmService } from './service.ts';
 import { parseAcceptLanguage } from './text-catalog.ts';
@@ -42,29 +42,16 @@ export function alarmStreamRoutes(
     parseAcceptLanguage(request.headers['accept-language']);
 
   /** Everything that can refuse has run before the stream opens, so refusals are JSON. */
-  const openSse = (request: FastifyRequest, reply: FastifyReply, plcIds: string[], plcId: string | null) => {
-    const user = principalOf(request).sub;
-    const entry = streams.registry.reserve({
-      kind: plcId === null ? 'alarms.fleet.sse' : 'alarms.sse',
-      plcId,
-      user,
-      remote: request.ip,
-    });
-    try {
-      // Spent last: only a stream that really opens counts against the budget.
-      limits.route('NotificationConnections', { user });
-    } catch (err) {
-      entry.release();
-      throw err;
-    }
+  const openStream = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    plcIds: string[],
+    plcId: string | null,
+  ) => {
+    const kind = plcId === null ? 'alarms.fleet.sse' : 'alarms.sse';
+    const { stream, entry } = openSse(reply, { streams, limits }, { kind, plcId, numbered: false });
     // The admin listing shows the PLCs a stream watches where notification streams show symbols.
     entry.describeWith(() => plcIds);
-    const stream = new SseStream(reply, {
-      queueLength: streams.queueLength,
-      heartbeatMs: streams.timings.heartbeatMs,
-      entry,
-      numbered: false,
-    });
     stream.onClose(
       openAlarmFeed(stream, {
         service,
@@ -93,7 +80,7 @@ export function alarmStreamRoutes(
     },
     (request, reply) => {
       const plcId = targetOf(request).id;
-      openSse(request, reply, [plcId], plcId);
+      openStream(request, reply, [plcId], plcId);
     },
   );
 
@@ -115,7 +102,7 @@ export function alarmStreamRoutes(
     (request, reply) => {
       const principal = principalOf(request);
       const permitted = service.plcIds().filter((id) => canAccessPlc(principal, id));
-      openSse(request, reply, permitted, null);
+      openStream(request, reply, permitted, null);
     },
   );
 
