@@ -1,6 +1,7 @@
 // The guard chain, one onRequest hook so it runs before body parsing and validation, in the documented order:
 // 401 auth -> 429 global limit -> 501 feature flag -> 403 policy -> 404 plc -> 403 plc_access -> 429 route limit.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { JWTPayload } from 'jose';
 import type { Config } from '../config/schema.ts';
 import { AppError } from '../errors.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
@@ -8,7 +9,7 @@ import { extractBearerToken } from './auth/bearer.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import { describePolicy, satisfiesPolicy } from './policies.ts';
 import { canAccessPlc, principalFromClaims, type Principal } from './principal.ts';
-import type { RateLimits } from './rate-limit/rate-limits.ts';
+import type { LimitSubject, RateLimits, RouteLimitName } from './rate-limit/rate-limits.ts';
 import '../http/route-config.ts';
 
 export interface GuardDeps {
@@ -36,24 +37,47 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
       route.config = { ...route.config, websocket: true };
   });
 
-  const authenticate = async (request: FastifyRequest, websocket: boolean): Promise<Principal> => {
-    const token = extractBearerToken(request, websocket);
-    const claims = await verifier.verify(token);
-    return principalFromClaims(claims, {
-      roleClaimType: auth.RoleClaimType,
-      defaultPlcAccess: auth.DefaultPlcAccess,
-      plcAccessClaimFormat: auth.PlcAccessClaimFormat,
-    });
+  // A principal per verified claims object: a cached token yields the same object, so its principal is built once.
+  const principals = new WeakMap<JWTPayload, Principal>();
+  const principalFor = (claims: JWTPayload): Principal => {
+    let principal = principals.get(claims);
+    if (principal === undefined) {
+      principal = principalFromClaims(claims, {
+        roleClaimType: auth.RoleClaimType,
+        defaultPlcAccess: auth.DefaultPlcAccess,
+        plcAccessClaimFormat: auth.PlcAccessClaimFormat,
+      });
+      principals.set(claims, principal);
+    }
+    return principal;
   };
 
-  app.addHook('onRequest', async (request) => {
-    if (request.is404) return;
-    const options = request.routeOptions.config;
-    const principal = requiresToken(request.routeOptions.url, options.policy)
-      ? await authenticate(request, options.websocket === true)
-      : null;
+  // Limits kept in memory decide at once, so admission stays synchronous; a shared store (Redis) answers later
+  // and the rest of the chain runs when it has.
+  const admit = (request: FastifyRequest, principal: Principal | null): Promise<void> | undefined => {
     request.principal = principal;
-    if (principal !== null) limits.global(principal.sub);
+    const spent = principal === null ? undefined : limits.global(principal.sub);
+    if (spent instanceof Promise) return spent.then(() => admitPastGlobal(request, principal));
+    return admitPastGlobal(request, principal);
+  };
+
+  const spendRouteLimits = (
+    names: readonly RouteLimitName[],
+    subject: LimitSubject,
+    from = 0,
+  ): Promise<void> | undefined => {
+    for (let i = from; i < names.length; i++) {
+      const spent = limits.route(names[i] as RouteLimitName, subject);
+      if (spent instanceof Promise) return spent.then(() => spendRouteLimits(names, subject, i + 1));
+    }
+    return undefined;
+  };
+
+  const admitPastGlobal = (
+    request: FastifyRequest,
+    principal: Principal | null,
+  ): Promise<void> | undefined => {
+    const options = request.routeOptions.config;
 
     const feature = options.feature;
     if (feature !== undefined && !config.features[feature]) {
@@ -85,7 +109,44 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     const routeLimits =
       options.limit === undefined ? [] : typeof options.limit === 'string' ? [options.limit] : options.limit;
     const user = principal?.sub ?? `ip:${request.ip}`;
-    for (const name of routeLimits) limits.route(name, plcId === undefined ? { user } : { user, plcId });
+    return spendRouteLimits(routeLimits, plcId === undefined ? { user } : { user, plcId });
+  };
+
+  /**
+   * Admits the request now (undefined), or later (a promise: a shared limit store is asked), or answers the token
+   * that must be verified first (a string).
+   */
+  const admitKnown = (request: FastifyRequest): string | undefined | Promise<void> => {
+    if (request.is404) return undefined;
+    const options = request.routeOptions.config;
+    if (!requiresToken(request.routeOptions.url, options.policy)) return admit(request, null);
+    const token = extractBearerToken(request, options.websocket === true);
+    const known = verifier.known(token);
+    if (known === undefined) return token;
+    return admit(request, principalFor(known));
+  };
+
+  // A callback hook rather than an async one: a token verified earlier is admitted without a promise in between.
+  app.addHook('onRequest', (request, _reply, done) => {
+    let outcome: string | undefined | Promise<void>;
+    try {
+      outcome = admitKnown(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (outcome === undefined) {
+      done();
+      return;
+    }
+    const later =
+      typeof outcome === 'string'
+        ? verifier.verify(outcome).then((claims) => admit(request, principalFor(claims)))
+        : outcome;
+    later.then(
+      () => done(),
+      (err: unknown) => done(err as Error),
+    );
   });
 }
 

@@ -42,14 +42,14 @@ export function alarmStreamRoutes(
     parseAcceptLanguage(request.headers['accept-language']);
 
   /** Everything that can refuse has run before the stream opens, so refusals are JSON. */
-  const openStream = (
+  const openStream = async (
     request: FastifyRequest,
     reply: FastifyReply,
     plcIds: string[],
     plcId: string | null,
-  ) => {
+  ): Promise<void> => {
     const kind = plcId === null ? 'alarms.fleet.sse' : 'alarms.sse';
-    const { stream, entry } = openSse(reply, { streams, limits }, { kind, plcId, numbered: false });
+    const { stream, entry } = await openSse(reply, { streams, limits }, { kind, plcId, numbered: false });
     // The admin listing shows the PLCs a stream watches where notification streams show symbols.
     entry.describeWith(() => plcIds);
     stream.onClose(
@@ -78,9 +78,9 @@ export function alarmStreamRoutes(
       },
       config,
     },
-    (request, reply) => {
+    async (request, reply) => {
       const plcId = targetOf(request).id;
-      openStream(request, reply, [plcId], plcId);
+      await openStream(request, reply, [plcId], plcId);
     },
   );
 
@@ -99,10 +99,10 @@ export function alarmStreamRoutes(
       },
       config: { feature: 'Alarms', policy: 'ReadAccess' },
     },
-    (request, reply) => {
+    async (request, reply) => {
       const principal = principalOf(request);
       const permitted = service.plcIds().filter((id) => canAccessPlc(principal, id));
-      openStream(request, reply, permitted, null);
+      await openStream(request, reply, permitted, null);
     },
   );
 

@@ -90,7 +90,7 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
       if (target.connectionState() !== 'Connected') {
         throw new AppError('PLC_UNAVAILABLE', `PLC '${target.id}' is not connected.`);
       }
-      const { stream, entry } = openSse(
+      const { stream, entry } = await openSse(
         reply,
         { streams, limits },
         { kind: 'notifications.sse', plcId: target.id },

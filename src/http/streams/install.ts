@@ -5,7 +5,8 @@ import fastifyWebsocket from '@fastify/websocket';
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../../config/schema.ts';
-import { StreamRegistry, type ConnectionRegistry } from './registry.ts';
+import { StreamRegistry } from './registry.ts';
+import type { StreamLedger } from './stream-ledger.ts';
 import type { HubTimings } from './signalr/hub-connection.ts';
 
 export interface StreamTimings extends HubTimings {
@@ -15,7 +16,7 @@ export interface StreamTimings extends HubTimings {
 
 /** What features use to open streams; part of every feature's context. */
 export interface Streams {
-  readonly registry: ConnectionRegistry;
+  readonly registry: StreamRegistry;
   readonly timings: StreamTimings;
   /** Per-client queue length (Notifications:QueueLength). */
   readonly queueLength: number;
@@ -31,8 +32,9 @@ export async function installStreams(
   settings: Settings,
   metrics: Registry,
   overrides: Partial<StreamTimings> = {},
+  ledger?: StreamLedger,
 ): Promise<Streams> {
-  const registry = new StreamRegistry(settings.ConnectionLimits, metrics);
+  const registry = new StreamRegistry(settings.ConnectionLimits, metrics, ledger);
   // Registered before the WebSocket plugin's own preClose, so hub clients get a SignalR Close first.
   app.addHook('preClose', (done) => {
     registry.endAll();

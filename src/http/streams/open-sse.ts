@@ -16,15 +16,15 @@ export interface SseOpening {
   readonly numbered?: boolean;
 }
 
-export function openSse(
+export async function openSse(
   reply: FastifyReply,
   { streams, limits }: { streams: Streams; limits: RateLimits },
   { kind, plcId, numbered = true }: SseOpening,
-): { stream: SseStream; entry: StreamEntry } {
+): Promise<{ stream: SseStream; entry: StreamEntry }> {
   const user = principalOf(reply.request).sub;
-  const entry = streams.registry.reserve({ kind, plcId, user, remote: reply.request.ip });
+  const entry = await streams.registry.reserve({ kind, plcId, user, remote: reply.request.ip });
   try {
-    limits.route('NotificationConnections', { user });
+    await limits.route('NotificationConnections', { user });
   } catch (err) {
     entry.release();
     throw err;
