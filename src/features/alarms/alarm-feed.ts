@@ -76,7 +76,7 @@ export function openAlarmFeed(sink: EventSink, options: FeedOptions): () => void
   };
 
   const last = options.lastEventId?.trim() ?? '';
-  if (last !== '' && monitors.length > 0) {
+  if (last !== '') {
     const cursor = parseCursor(last);
     if (cursor !== undefined && replayable(monitors, cursor, options.maxReplay))
       replay(monitors, cursor, seen, send);

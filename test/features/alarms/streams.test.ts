@@ -205,6 +205,16 @@ for (const driver of testDrivers) {
       const beats = none.events.length;
       await none.next((e) => e.event === 'heartbeat', beats);
       assert.deepEqual(alarmFrames(none), []);
+      // Asking for a resync (any id that is not a cursor) is answered even with nothing permitted.
+      const empty = await sse('/api/alarms/stream', { 'last-event-id': 'resync' }, restricted);
+      const resync = await empty.next((e) => e.event === 'resync');
+      assert.deepEqual(resync.data, {
+        count: 0,
+        partial: false,
+        failedPeers: [],
+        'x-ads-failed': [],
+        items: [],
+      });
     });
   });
 }
