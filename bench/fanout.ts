@@ -2,14 +2,15 @@
 // hub protocol over ws) clients each subscribed to all 50, for N = 100, 500, 1000. Prints events delivered per
 // second, PLC-change-to-client latency p50/p99 (sampled on every 10th client), gateway CPU and RSS growth per
 // client, drops; and the same load (2N ws clients) from a bare `ws` broadcast of pre-serialised frames: the ceiling,
-// as a ratio. Gateway and ceiling run interleaved, each in a fresh child process, so machine load hits both alike.
-// Run: npm run bench:fanout [-- --seconds 5 --sizes 100,500,1000]
+// as a ratio. Gateway and ceiling run interleaved, each server in a fresh child process, and the clients are spread
+// over several client processes (bench/fanout-clients.ts), so machine load hits both alike and the client side
+// does not measure itself.
+// Run: npm run bench:fanout [-- --seconds 5 --sizes 100,500,1000 --client-processes 3]
 //      (targets at N = 500: no drops, p99 < 100 ms, RSS growth < 50 KiB per client, throughput >= 0.5 of ceiling)
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { WebSocket } from 'ws';
+import { sampleEvery, type OpenCommand, type Report } from './fanout-clients.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,19 +18,13 @@ const arg = (name: string): string | undefined => {
 };
 const seconds = Number(arg('seconds') ?? 5);
 const sizes = (arg('sizes') ?? '100,500,1000').split(',').map(Number);
-const sampleEvery = 10;
-const RS = '\u001e';
+const clientProcesses = Number(arg('client-processes') ?? 3);
 const now = (): number => performance.timeOrigin + performance.now();
 
 interface Ready {
   url: string;
   token: string;
   symbols: string[];
-}
-
-interface Counters {
-  events: number;
-  latencies: number[];
 }
 
 async function startServer(mode: 'gateway' | 'ceiling'): Promise<{ proc: ChildProcess; ready: Ready }> {
@@ -47,52 +42,19 @@ async function stats(proc: ChildProcess): Promise<{ cpu: NodeJS.CpuUsage; rss: n
   return s;
 }
 
-/** Counts `VariableChanged`/`change` records; sampled clients also parse values for latency. */
-function consume(text: string, marker: string, sampled: boolean, counters: Counters): void {
-  for (let i = text.indexOf(marker); i >= 0; i = text.indexOf(marker, i + marker.length)) counters.events++;
-  if (!sampled) return;
-  const t = now();
-  for (const m of text.matchAll(/"value":([0-9.e+]+)/g)) counters.latencies.push(t - Number(m[1]));
-}
-
-function sseClient(ready: Ready, sampled: boolean, counters: Counters): Promise<() => void> {
-  const q = ready.symbols.map((s) => `symbols=${encodeURIComponent(s)}`).join('&');
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${ready.url}/api/plcs/plc1/notifications/sse?${q}`,
-      { headers: { authorization: `Bearer ${ready.token}`, accept: 'text/event-stream' } },
-      (res) => {
-        if (res.statusCode !== 200) reject(new Error(`SSE answered ${String(res.statusCode)}`));
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => consume(chunk, 'event: change', sampled, counters));
-        resolve(() => req.destroy());
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-function wsClient(
-  url: string,
-  hub: Ready | undefined,
-  sampled: boolean,
-  counters: Counters,
-): Promise<() => void> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, hub ? { headers: { authorization: `Bearer ${hub.token}` } } : {});
-    ws.on('error', reject);
-    ws.on('open', () => {
-      if (hub) {
-        ws.send(`{"protocol":"json","version":1}${RS}`);
-        ws.send(
-          JSON.stringify({ type: 1, invocationId: '1', target: 'Subscribe', arguments: [hub.symbols] }) + RS,
-        );
+/** Sends a command to every client process and waits for each one's answer. */
+async function all<T>(procs: readonly ChildProcess[], command: (i: number) => unknown): Promise<T[]> {
+  return Promise.all(
+    procs.map(async (p, i) => {
+      const answer = once(p, 'message') as Promise<[T]>;
+      p.send(command(i) as string);
+      const [message] = await answer;
+      if (typeof message === 'object' && message !== null && 'failed' in message) {
+        throw new Error(`client process: ${String((message as { failed: unknown }).failed)}`);
       }
-      resolve(() => ws.terminate());
-    });
-    ws.on('message', (data: Buffer) => consume(data.toString(), 'VariableChanged', sampled, counters));
-  });
+      return message;
+    }),
+  );
 }
 
 interface Result {
@@ -112,34 +74,35 @@ const percentile = (xs: number[], p: number): number => {
 
 async function run(mode: 'gateway' | 'ceiling', n: number): Promise<Result> {
   const { proc, ready } = await startServer(mode);
-  const counters: Counters = { events: 0, latencies: [] };
-  const closers: Array<() => void> = [];
+  const clients = Array.from({ length: clientProcesses }, () =>
+    fork(new URL('./fanout-clients.ts', import.meta.url).pathname, [], {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    }),
+  );
   try {
     const base = await stats(proc);
-    for (let i = 0; i < 2 * n; i++) {
-      const sampled = i % sampleEvery === 0;
-      if (mode === 'ceiling') closers.push(await wsClient(ready.url, undefined, sampled, counters));
-      else if (i % 2 === 0) closers.push(await sseClient(ready, sampled, counters));
-      else
-        closers.push(
-          await wsClient(
-            `${ready.url.replace('http', 'ws')}/api/plcs/plc1/notifications/ws`,
-            ready,
-            sampled,
-            counters,
-          ),
-        );
-    }
+    // Client i of 2N goes to process i mod P's share: contiguous ranges, the SSE/hub mix kept in each.
+    const share = Math.ceil((2 * n) / clientProcesses);
+    await all(clients, (i): { open: OpenCommand } => ({
+      open: {
+        ...ready,
+        mode,
+        from: i * share,
+        count: Math.max(0, Math.min(share, 2 * n - i * share)),
+      },
+    }));
     // Warm-up: initial values and JIT, not measured.
     await new Promise((r) => setTimeout(r, 1000));
-    counters.events = 0;
-    counters.latencies = [];
+    await all(clients, () => 'reset');
     const before = await stats(proc);
     const started = now();
     await new Promise((r) => setTimeout(r, seconds * 1000));
+    const reports = await all<Report>(clients, () => 'report');
     const after = await stats(proc);
     const elapsed = (now() - started) / 1000;
-    const events = counters.events;
+    const events = reports.reduce((sum, r) => sum + r.events, 0);
+    const latencies = reports.flatMap((r) => r.latencies);
     let dropped = 0;
     if (mode === 'gateway') {
       const res = await fetch(`${ready.url}/metrics`);
@@ -150,14 +113,17 @@ async function run(mode: 'gateway' | 'ceiling', n: number): Promise<Result> {
     return {
       eventsPerSecond: events / elapsed,
       expectedPerSecond: 2 * n * 50 * 10,
-      p50: percentile(counters.latencies, 50),
-      p99: percentile(counters.latencies, 99),
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
       cpuPercent: cpu / 1e4 / elapsed,
       rssPerClientKiB: (Math.max(after.rss, before.rss) - base.rss) / 1024 / (2 * n),
       dropped,
     };
   } finally {
-    for (const close of closers) close();
+    for (const c of clients) {
+      c.send('close');
+      await once(c, 'exit');
+    }
     proc.kill('SIGTERM');
     await once(proc, 'exit');
   }
@@ -165,7 +131,7 @@ async function run(mode: 'gateway' | 'ceiling', n: number): Promise<Result> {
 
 const f = (x: number, d = 0): string => x.toFixed(d);
 console.log(
-  `bench:fanout: 50 symbols x 10 scans/s, ${seconds} s per run, latency sampled on 1 client in ${sampleEvery}`,
+  `bench:fanout: 50 symbols x 10 scans/s, ${seconds} s per run, clients in ${clientProcesses} processes, latency sampled on 1 client in ${sampleEvery}`,
 );
 console.log(
   'N     server    clients  events/s   expected/s  p50 ms  p99 ms  CPU %   RSS KiB/client  dropped',

@@ -89,11 +89,15 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
 
     // From here on the PLC is named by its configured id, however the path spelled it (limits, messages).
     let plcId: string | undefined;
-    if (options.plcScoped === true) {
+    const scope = options.plcScoped;
+    if (scope !== undefined && scope !== false) {
       const asked = (request.params as { plcId?: unknown }).plcId;
       const target = typeof asked === 'string' ? registry.get(asked) : undefined;
       if (target === undefined) {
         throw new AppError('PLC_NOT_FOUND', 'No PLC is configured under this plcId.');
+      }
+      if (scope !== true && !scope.serves(target.id)) {
+        throw new AppError('PLC_NOT_FOUND', scope.notServed(target.id));
       }
       plcId = target.id;
       if (principal !== null && !canAccessPlc(principal, plcId)) {

@@ -19,7 +19,22 @@ export interface JournalPage {
   readonly nextAfter: number;
 }
 
-export class AlarmJournal {
+/**
+ * What the monitor appends to and the history route and streams read from: append, read since a cursor, the
+ * newest cursor, and whether a cursor can still be resumed. Held in memory here (one per PLC).
+ */
+export interface TransitionJournal {
+  /** Appends with the next sequence number. */
+  append(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
+  /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
+  readSince(after: number | undefined, limit: number): JournalPage;
+  /** The newest sequence number handed out (the start value while empty). */
+  newest(): number;
+  /** Whether every entry after `seq` is still held, so a client at `seq` can be brought up to date. */
+  holdsAfter(seq: number): boolean;
+}
+
+export class AlarmJournal implements TransitionJournal {
   readonly #capacity: number;
   /** The sequence number before the first one this journal hands out. */
   readonly #firstSeq: number;
@@ -35,13 +50,8 @@ export class AlarmJournal {
     this.#firstSeq = this.#lastSeq;
   }
 
-  /** The newest sequence number handed out (the start value while empty). */
-  get lastSeq(): number {
+  newest(): number {
     return this.#lastSeq;
-  }
-
-  get size(): number {
-    return this.#ring.length;
   }
 
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
@@ -58,25 +68,21 @@ export class AlarmJournal {
     return this.#ring[(this.#head + i) % this.#ring.length] as JournalEntry;
   }
 
-  /** The oldest sequence number still held, or undefined when empty. */
-  oldestSeq(): number | undefined {
-    return this.#ring.length === 0 ? undefined : this.#at(0).seq;
+  /** The oldest sequence number still held (the next one to hand out while empty). */
+  #oldest(): number {
+    return this.#ring.length === 0 ? this.#lastSeq + 1 : this.#at(0).seq;
   }
 
-  /**
-   * Whether every entry after `seq` is still held: `seq` was handed out by this journal (not before a restart,
-   * not in the future) and the bound has not dropped anything after it.
-   */
+  /** `seq` was handed out by this journal (not before a restart, not in the future) and nothing after it dropped. */
   holdsAfter(seq: number): boolean {
-    const oldest = this.oldestSeq() ?? this.#lastSeq + 1;
+    const oldest = this.#oldest();
     return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= oldest - 1;
   }
 
-  /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
-  page(after: number | undefined, limit: number): JournalPage {
+  readSince(after: number | undefined, limit: number): JournalPage {
     const n = this.#ring.length;
     // Sequence numbers are consecutive, so the first wanted entry is found by arithmetic.
-    const oldest = this.oldestSeq() ?? this.#lastSeq + 1;
+    const oldest = this.#oldest();
     const start = after === undefined ? 0 : Math.max(0, Math.min(n, after + 1 - oldest));
     const entries: JournalEntry[] = [];
     for (let i = start; i < n && entries.length < limit; i++) entries.push(this.#at(i));

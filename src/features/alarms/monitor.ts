@@ -4,7 +4,7 @@ import type { AlarmTargetConfig } from '../../config/schema.ts';
 import { isAppError } from '../../errors.ts';
 import type { ChangeEvent, ConnectionState, PlcTarget, Subscription } from '../../targets/target.ts';
 import { SnapshotDecoder, type SnapshotAnomalies } from './decode-snapshot.ts';
-import { AlarmJournal, type JournalEntry } from './journal.ts';
+import { AlarmJournal, type JournalEntry, type TransitionJournal } from './journal.ts';
 import { isOutstanding, type AlarmReading } from './reading.ts';
 import { diffSnapshots, type Snapshot } from './transitions.ts';
 
@@ -44,7 +44,7 @@ const maxLogged = 1000;
 export class AlarmMonitor {
   readonly plcId: string;
   readonly settings: AlarmTargetConfig;
-  readonly journal: AlarmJournal;
+  readonly journal: TransitionJournal;
   readonly #target: PlcTarget;
   readonly #log: AlarmLog;
   readonly #now: () => number;

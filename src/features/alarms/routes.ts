@@ -1,4 +1,5 @@
-// Alarm routes (flag Alarms): outstanding list per PLC and fleet-wide, acknowledge, history, /health/alarms.
+// Alarm routes (flag Alarms): outstanding list per PLC and fleet-wide, acknowledge, history, the streams,
+// /health/alarms. Per-PLC routes serve monitored PLCs only: any other plcId is 404 PLC_NOT_FOUND (spec rule 1).
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
@@ -9,6 +10,7 @@ import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
 import { AlarmService } from './service.ts';
+import { alarmStreamRoutes } from './stream-routes.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
 
 const HealthStatus = Type.Union([
@@ -24,7 +26,8 @@ const AlarmHealth = Type.Object({
 const cultures = (request: FastifyRequest): string[] =>
   parseAcceptLanguage(request.headers['accept-language']);
 
-export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }) => {
+export const alarmsRoutes: FeaturePlugin = async (app, context) => {
+  const { config, registry, now } = context;
   const alarmSettings = config.settings.PlcAlarms;
   const catalogFile = alarmSettings.TextCatalog;
   const catalog =
@@ -39,6 +42,10 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
     app.addHook('onClose', () => service.stop());
   }
   app.addSchema(Alarm);
+  const monitored = {
+    serves: (plcId: string) => service.isMonitored(plcId),
+    notServed: (plcId: string) => `No alarm monitoring is configured for PLC '${plcId}'.`,
+  };
 
   const tags = ['Alarms'];
   app.get(
@@ -50,9 +57,9 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
         params: PlcIdParams,
         response: envelopeResponses(AlarmList),
       },
-      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: true, limit: 'AlarmReads' },
+      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: monitored, limit: 'AlarmReads' },
     },
-    (request) => ok(service.list([service.monitor(targetOf(request).id).plcId], cultures(request))),
+    (request) => ok(service.list([targetOf(request).id], cultures(request))),
   );
 
   app.get(
@@ -84,7 +91,7 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
       config: {
         feature: 'Alarms',
         policy: 'WriteAccess',
-        plcScoped: true,
+        plcScoped: monitored,
         limit: 'RpcInvocations',
         audit: auditParam('alarm.acknowledge', 'key'),
       },
@@ -123,13 +130,15 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
         querystring: HistoryQuery,
         response: envelopeResponses(HistoryPage),
       },
-      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: true },
+      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: monitored },
     },
     (request) => {
       const { after, limit } = request.query;
       return ok(service.history(targetOf(request).id, after, limit, cultures(request)));
     },
   );
+
+  alarmStreamRoutes(app, context, service, monitored);
 
   app.get(
     '/health/alarms',

@@ -59,6 +59,10 @@ export class AlarmService {
     return [...this.#monitors.keys()].sort();
   }
 
+  isMonitored(plcId: string): boolean {
+    return this.#monitors.has(plcId);
+  }
+
   /** 404 PLC_NOT_FOUND for a PLC without alarm configuration (spec rule 1: never an empty 200). */
   monitor(plcId: string): AlarmMonitor {
     const m = this.#monitors.get(plcId);
@@ -135,7 +139,7 @@ export class AlarmService {
   }
 
   history(plcId: string, after: number | undefined, limit: number, cultures: readonly string[]) {
-    const page = this.monitor(plcId).journal.page(after, limit);
+    const page = this.monitor(plcId).journal.readSince(after, limit);
     const renderer = this.renderer(cultures);
     return { items: page.entries.map((e) => historyItem(plcId, e, renderer)), nextAfter: page.nextAfter };
   }

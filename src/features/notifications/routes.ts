@@ -1,11 +1,11 @@
 // Notification routes (flag Notifications, ReadAccess): the SSE stream and the SignalR hub of one PLC.
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
-import { principalOf, targetOf } from '../../guards/install-guards.ts';
+import { targetOf } from '../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
-import { SseStream } from '../../http/streams/sse-stream.ts';
+import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { NotificationService } from './service.ts';
 import { symbolKey } from './session.ts';
@@ -79,7 +79,6 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
     },
     async (request, reply) => {
       const target = targetOf(request);
-      const user = principalOf(request).sub;
       const symbols = request.query.symbols;
       const distinct = new Set(symbols.map(symbolKey)).size;
       if (distinct > maxSymbols) {
@@ -91,24 +90,11 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
       if (target.connectionState() !== 'Connected') {
         throw new AppError('PLC_UNAVAILABLE', `PLC '${target.id}' is not connected.`);
       }
-      const entry = await streams.registry.reserve({
-        kind: 'notifications.sse',
-        plcId: target.id,
-        user,
-        remote: request.ip,
-      });
-      try {
-        // Spent last: only a stream that really opens counts against the budget.
-        await limits.route('NotificationConnections', { user });
-      } catch (err) {
-        entry.release();
-        throw err;
-      }
-      const stream = new SseStream(reply, {
-        queueLength: streams.queueLength,
-        heartbeatMs: streams.timings.heartbeatMs,
-        entry,
-      });
+      const { stream, entry } = await openSse(
+        reply,
+        { streams, limits },
+        { kind: 'notifications.sse', plcId: target.id },
+      );
       const session = service.open(target, stream);
       entry.describeWith(() => session.symbols());
       stream.onClose(() => void session.close());

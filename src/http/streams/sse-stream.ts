@@ -14,6 +14,11 @@ export interface SseStreamOptions {
   readonly heartbeatMs: number;
   /** The stream's place in the registry. */
   readonly entry: StreamEntry;
+  /**
+   * true (default): events without an id of their own are numbered. false: they go out without an `id:` line,
+   * so the client's Last-Event-ID stays the last cursor the feature gave (heartbeats, gaps).
+   */
+  readonly numbered?: boolean;
 }
 
 // Large enough to batch a burst, small enough that one slow client cannot pin much memory in the socket.
@@ -24,7 +29,8 @@ export class SseStream implements EventSink {
   readonly #outbox: Outbox;
   readonly #entry: StreamEntry;
   readonly #closeListeners: Array<() => void> = [];
-  #nextId: number;
+  /** The next number for an event without its own id; undefined when such events carry none. */
+  #nextId: number | undefined;
   #scheduled = false;
   #draining = false;
   #open = true;
@@ -38,7 +44,7 @@ export class SseStream implements EventSink {
     this.#entry = options.entry;
     // Ids continue after the client's Last-Event-ID, so a resumed client never sees an id go backwards.
     const last = Number(sse.lastEventId ?? '');
-    this.#nextId = Number.isSafeInteger(last) && last >= 0 ? last + 1 : 1;
+    if (options.numbered !== false) this.#nextId = Number.isSafeInteger(last) && last >= 0 ? last + 1 : 1;
     sse.keepAlive();
     sse.onClose(() => this.#closed());
     options.entry.onEnd((reason) => this.end(reason));
@@ -92,8 +98,8 @@ export class SseStream implements EventSink {
     let chunk = '';
     let count = 0;
     for (let e = this.#outbox.shift(); e !== undefined; e = this.#outbox.shift()) {
-      const id = e.id ?? String(this.#nextId++);
-      chunk += `id: ${id}\nevent: ${e.name}\ndata: ${e.data}\n\n`;
+      const id = e.id ?? (this.#nextId === undefined ? undefined : String(this.#nextId++));
+      chunk += `${id === undefined ? '' : `id: ${id}\n`}event: ${e.name}\ndata: ${e.data}\n\n`;
       count += 1;
       if (chunk.length >= maxChunkChars) break;
     }

@@ -10,7 +10,7 @@ import type { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
 import { createSimulatedTarget, SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import type { PlcTarget, PlcValue } from '../../../src/targets/target.ts';
-import { buildTestApp } from '../../helpers/app.ts';
+import { buildTestApp, type TestAppOptions } from '../../helpers/app.ts';
 import { testConfig, type SettingsOverrides } from '../../helpers/config.ts';
 import { Signal } from '../../helpers/signal.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
@@ -25,7 +25,7 @@ export const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
 export const cycleTimeMs = 100;
 
 export type Call = (
-  method: 'GET' | 'PUT' | 'POST',
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
   url: string,
   payload?: unknown,
   headers?: Record<string, string>,
@@ -42,6 +42,8 @@ export interface RigOptions {
   plcDown?: boolean;
   /** A PLC of the test's own instead of the alarm scenario (no sim/step then). */
   plc?: SimulatedPlc;
+  /** Shorter stream timers (SSE heartbeat, hub ping and timeout). */
+  streamTimings?: TestAppOptions['streamTimings'];
 }
 
 export interface AlarmRig {
@@ -183,6 +185,16 @@ export async function createPlant(id: string, clock?: () => number): Promise<Sim
   return plant;
 }
 
+/** A scenario PLC on a stepped clock (see steppedClock): call `stepping` before each sim/step. */
+export async function createSteppedPlant(
+  id: string,
+): Promise<{ plant: SimulatedTarget; stepping: (cycles: number) => void }> {
+  const clock = steppedClock();
+  const plant = await createPlant(id, clock.now);
+  clock.follow(plant);
+  return { plant, stepping: (cycles) => clock.stepping(cycles) };
+}
+
 /**
  * The PLC clock: wall time plus the simulated time stepped so far (never going back on reset), so that every
  * stepped scan is one CycleTimeMs later for the PLC and each scan's change is sampled on its own. A scan samples
@@ -235,6 +247,7 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
       stream: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
     },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
   });
   const headers = bearer(await mintToken());
   const call: Call = (method, url, payload, extra = {}) =>
@@ -322,6 +335,13 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
       await driven.close();
     },
   };
+}
+
+/** Starts the rig's app on a real socket (127.0.0.1, a free port); answers its base URL. */
+export async function listen(rig: AlarmRig): Promise<string> {
+  await rig.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = rig.app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
 }
 
 /** A whole ST_ErrorEntry value with defaults a test overrides. */

@@ -134,11 +134,11 @@ describe('TIMESTRUCT binding', () => {
 describe('journal', () => {
   test('keeps the newest entries, numbers them from the start time in microseconds, knows what it holds', () => {
     const j = new AlarmJournal(3, 1_000);
-    assert.equal(j.lastSeq, 1_000_000);
+    assert.equal(j.newest(), 1_000_000);
     assert.equal(j.holdsAfter(1_000_000), true);
     for (let i = 0; i < 5; i++) j.append({ at: '', kind: 'raised', reading: r('A', undefined, `K${i}`) });
     assert.deepEqual(
-      j.page(undefined, 10).entries.map((e) => e.seq),
+      j.readSince(undefined, 10).entries.map((e) => e.seq),
       [1_000_003, 1_000_004, 1_000_005],
     );
     assert.equal(j.holdsAfter(1_000_002), true);
@@ -146,11 +146,11 @@ describe('journal', () => {
     assert.equal(j.holdsAfter(999_999), false, 'before this start');
     assert.equal(j.holdsAfter(1_000_006), false, 'not handed out yet');
     assert.deepEqual(
-      j.page(1_000_001, 10).entries.map((e) => e.seq),
+      j.readSince(1_000_001, 10).entries.map((e) => e.seq),
       [1_000_003, 1_000_004, 1_000_005],
     );
-    assert.deepEqual(j.page(1_000_004, 10), {
-      entries: [j.page(1_000_004, 1).entries[0]],
+    assert.deepEqual(j.readSince(1_000_004, 10), {
+      entries: [j.readSince(1_000_004, 1).entries[0]],
       nextAfter: 1_000_005,
     });
   });
