@@ -163,8 +163,11 @@ export class SharedStreams implements StreamLedger {
     const ttl = this.#cluster.entryTtlMs;
     await this.#cluster.link.run('streams', (r) => {
       const multi = r.multi().del(streamsKey, usersKey);
-      for (const row of rows) if (row) multi.hset(streamsKey, row.id, JSON.stringify(row));
-      for (const [user, count] of users) multi.hset(usersKey, user, count);
+      // One HSET per hash whatever the number of streams: a heartbeat costs the same few operations.
+      const fields = rows.flatMap((row) => (row ? [row.id, JSON.stringify(row)] : []));
+      if (fields.length > 0) multi.hset(streamsKey, ...fields);
+      if (users.size > 0)
+        multi.hset(usersKey, ...[...users].flatMap(([user, count]) => [user, String(count)]));
       return multi.pexpire(streamsKey, ttl).pexpire(usersKey, ttl).sadd(clusterKey('replicas'), me).exec();
     });
   }

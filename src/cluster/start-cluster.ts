@@ -47,7 +47,7 @@ export async function startCluster(
     limiterStore: sharedLimiterFactory(cluster.link, deps.log, deps.metrics, deps.now),
     auditStore: new SharedAuditStore(cluster.link, settings.Audit.Length),
     streamLedger,
-    check: () => clusterCheck(cluster, () => Promise.resolve({})),
+    check: () => clusterCheck(cluster),
     close: () => cluster.close(),
   };
 }

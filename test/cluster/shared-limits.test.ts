@@ -179,7 +179,6 @@ describe('cluster: shared rate limits and audit', () => {
         replica: 'r2',
         redis: 'Reachable',
         replicas: ['r1', 'r2', 'r3'],
-        leases: {},
       });
     } finally {
       await r.close();

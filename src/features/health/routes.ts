@@ -14,7 +14,7 @@ const HealthReport = Type.Object({
       status: Status,
       description: Type.String(),
       data: Type.Record(Type.String(), Type.Unknown(), {
-        description: 'plc-connectivity: connection state by plcId; cluster: replica, redis, replicas, leases',
+        description: 'plc-connectivity: connection state by plcId; cluster: replica, redis, replicas',
       }),
     }),
   ),
