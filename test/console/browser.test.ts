@@ -229,6 +229,21 @@ describe('web console in a browser', () => {
     await page.getByText('PLC disconnected').waitFor();
     line2.reconnect();
     await value.and(page.locator('[data-status="live"]')).waitFor();
+    // The hub connection itself ends (an admin terminates it): the value says so until the console is back.
+    await page.evaluate(`window.seen = [];
+      new MutationObserver(() => window.seen.push(document.querySelector('[aria-label="Value of GVL_HMI.stMachine.rSpeed"]')?.dataset.status))
+        .observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-status'] });`);
+    const hubs = await call<Array<{ id: string; kind: string; plcId: string; user: string }>>(
+      'GET',
+      '/api/admin/connections',
+    );
+    const mine = hubs.filter(
+      (c) => c.kind === 'notifications.ws' && c.plcId === 'line2' && c.user === 'alice',
+    );
+    assert.ok(mine.length > 0);
+    for (const c of mine) await call('DELETE', `/api/admin/connections/${c.id}`);
+    await page.waitForFunction(`window.seen.includes('lost')`);
+    await value.and(page.locator('[data-status="live"]')).waitFor();
   });
 
   it('shows live alarms, acknowledges one and sees it end; a viewer gets no acknowledge', async () => {

@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { toCsv, type TrendBuffer } from '../live/trend-buffer.ts';
+import { download } from './download.ts';
 
 export interface TrendSeries {
   name: string;
@@ -81,14 +82,11 @@ export function Trend({ series }: { series: readonly TrendSeries[] }) {
     };
   }, [names]);
 
-  const exportCsv = (): void => {
-    const blob = new Blob([toCsv(series)], { type: 'text/csv' });
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(blob);
-    link.download = `trend-${new Date().toISOString().replace(/[:.]/g, '-')}.csv`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 0);
-  };
+  const exportCsv = (): void =>
+    download(
+      `trend-${new Date().toISOString().replace(/[:.]/g, '-')}.csv`,
+      new Blob([toCsv(series)], { type: 'text/csv' }),
+    );
 
   return (
     <div class="trend panel">

@@ -7,6 +7,7 @@ import { settings } from '../auth/session.ts';
 import { Confirm } from './confirm.tsx';
 import { formatValue } from './live-value.tsx';
 import { inputKindOf, isElementary, parseInput } from './iec-types.ts';
+import { Outcome, type Result } from './outcome.tsx';
 
 interface Props {
   plcId: string;
@@ -39,7 +40,7 @@ export function ValueEditor({ plcId, symbol, typeName, current }: Props) {
   const [touched, setTouched] = useState(false);
   const [pending, setPending] = useState<unknown>(undefined);
   const [confirming, setConfirming] = useState(false);
-  const [result, setResult] = useState<{ ok: boolean; message: string } | undefined>(undefined);
+  const [result, setResult] = useState<Result | undefined>(undefined);
   const shown = touched
     ? text
     : current === undefined
@@ -135,11 +136,7 @@ export function ValueEditor({ plcId, symbol, typeName, current }: Props) {
           Write…
         </button>
       </div>
-      {result && (
-        <p role={result.ok ? 'status' : 'alert'} class={result.ok ? 'ok-text' : 'error-text'}>
-          {result.message}
-        </p>
-      )}
+      <Outcome result={result} />
       {confirming && (
         <Confirm
           title="Write to the PLC?"

@@ -39,15 +39,24 @@ const retryMs = (attempt: number): number => Math.min(500 * 2 ** attempt, 8_000)
 
 class PlcHub {
   private readonly held = new Map<string, Held>();
-  private readonly connection: HubConnection;
+  private connection: HubConnection | undefined;
   private pending = false;
   private stopped = false;
-  private startAttempt = 0;
+  private attempt = 0;
   readonly status = signal<LiveStatus>('connecting');
 
   constructor(readonly plcId: string) {
-    this.connection = new HubConnectionBuilder()
-      .withUrl(plcPath(plcId, 'notifications', 'ws'), {
+    this.connect();
+  }
+
+  /**
+   * A new hub connection for every attempt: one the server closed for good (an admin's termination, a
+   * shutdown) cannot be started again from its own close callback.
+   */
+  private connect(): void {
+    if (this.stopped) return;
+    const connection = new HubConnectionBuilder()
+      .withUrl(plcPath(this.plcId, 'notifications', 'ws'), {
         accessTokenFactory: () => session.value?.token ?? '',
         transport: HttpTransportType.WebSockets,
         skipNegotiation: true,
@@ -55,7 +64,8 @@ class PlcHub {
       .withAutomaticReconnect({ nextRetryDelayInMilliseconds: (c) => retryMs(c.previousRetryCount) })
       .configureLogging(LogLevel.None)
       .build();
-    this.connection.on('VariableChanged', (e: Sample & { symbol: string }) => {
+    this.connection = connection;
+    connection.on('VariableChanged', (e: Sample & { symbol: string }) => {
       const held = this.held.get(e.symbol.toLowerCase());
       if (held === undefined) return;
       const sample = { value: e.value, type: e.type, timestamp: e.timestamp };
@@ -64,44 +74,40 @@ class PlcHub {
       held.cell.error.value = undefined;
       for (const listener of held.cell.listeners) listener(sample);
     });
-    this.connection.on('SymbolError', (e: { symbol: string; code: string; message: string }) => {
-      const held = this.held.get(e.symbol.toLowerCase());
-      if (held === undefined) return;
-      held.cell.status.value = 'error';
-      held.cell.error.value = `${e.code}: ${e.message}`;
-    });
-    this.connection.on('Disconnected', () => this.setAll('plc-down'));
-    this.connection.on('Reconnected', () => this.setAll('connecting'));
-    this.connection.on('Gap', () => void this.reread());
-    this.connection.onreconnecting(() => this.setAll('lost'));
-    this.connection.onreconnected(() => this.resubscribe());
-    this.connection.onclose(() => {
+    connection.on('SymbolError', (e: { symbol: string; code: string; message: string }) =>
+      this.fail(e.symbol, `${e.code}: ${e.message}`),
+    );
+    connection.on('Disconnected', () => this.setAll('plc-down'));
+    connection.on('Reconnected', () => this.setAll('connecting'));
+    connection.on('Gap', () => void this.reread());
+    connection.onreconnecting(() => this.setAll('lost'));
+    connection.onreconnected(() => this.resubscribe());
+    connection.onclose(() => {
       this.setAll('lost');
-      if (!this.stopped) this.start();
+      this.retry();
     });
-    this.start();
+    this.status.value = 'connecting';
+    connection.start().then(
+      () => {
+        this.attempt = 0;
+        this.resubscribe();
+      },
+      () => {
+        this.setAll('lost');
+        this.retry();
+      },
+    );
+  }
+
+  private retry(): void {
+    if (!this.stopped) setTimeout(() => this.connect(), retryMs(this.attempt++));
   }
 
   private setAll(status: LiveStatus): void {
     this.status.value = status === 'connecting' ? 'live' : status;
-    for (const held of this.held.values())
+    for (const held of this.held.values()) {
       if (held.cell.status.value !== 'error') held.cell.status.value = status;
-  }
-
-  private start(): void {
-    if (this.stopped) return;
-    this.status.value = 'connecting';
-    this.connection.start().then(
-      () => {
-        this.startAttempt = 0;
-        this.status.value = 'live';
-        this.resubscribe();
-      },
-      () => {
-        this.status.value = 'lost';
-        setTimeout(() => this.start(), retryMs(this.startAttempt++));
-      },
-    );
+    }
   }
 
   private resubscribe(): void {
@@ -111,9 +117,10 @@ class PlcHub {
   }
 
   private async invoke(method: 'Subscribe' | 'Unsubscribe', symbols: string[]): Promise<void> {
-    if (this.connection.state !== HubConnectionState.Connected) return;
+    const connection = this.connection;
+    if (connection?.state !== HubConnectionState.Connected) return;
     try {
-      await this.connection.invoke(method, symbols);
+      await connection.invoke(method, symbols);
     } catch (err) {
       if (method === 'Subscribe') {
         const message = err instanceof Error ? err.message : String(err);
@@ -194,7 +201,7 @@ class PlcHub {
 
   stop(): void {
     this.stopped = true;
-    void this.connection.stop();
+    void this.connection?.stop();
   }
 }
 

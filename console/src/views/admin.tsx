@@ -5,11 +5,12 @@ import type { AuditPage, AuditRecord, StreamRow } from '../api/types.ts';
 import { Confirm } from '../components/confirm.tsx';
 import { usePoll } from '../live/use-live.ts';
 import type { View } from './view.ts';
+import { Outcome, type Result } from '../components/outcome.tsx';
 
 function Connections() {
   const rows = usePoll(() => api.get<StreamRow[]>('/api/admin/connections'), 2000, 'connections');
   const [ending, setEnding] = useState<StreamRow | undefined>(undefined);
-  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | undefined>(undefined);
+  const [outcome, setOutcome] = useState<Result | undefined>(undefined);
   const terminate = async (row: StreamRow): Promise<void> => {
     setEnding(undefined);
     try {
@@ -69,11 +70,7 @@ function Connections() {
           </tbody>
         </table>
       </div>
-      {outcome && (
-        <p role={outcome.ok ? 'status' : 'alert'} class={outcome.ok ? 'ok-text' : 'error-text'}>
-          {outcome.message}
-        </p>
-      )}
+      <Outcome result={outcome} />
       {ending && (
         <Confirm
           title="Terminate this stream?"

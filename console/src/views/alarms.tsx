@@ -9,6 +9,7 @@ import { useAlarms } from '../live/alarm-feed.ts';
 import { usePoll } from '../live/use-live.ts';
 import { href } from '../router.ts';
 import type { View } from './view.ts';
+import { Outcome, type Result } from '../components/outcome.tsx';
 
 /** When the alarm occurred, in the browser's zone; the PLC's own clock reading is kept beside it. */
 function AlarmTime({ alarm }: { alarm: Alarm }) {
@@ -32,7 +33,7 @@ function AlarmTime({ alarm }: { alarm: Alarm }) {
 }
 
 function AckButton({ alarm }: { alarm: Alarm }) {
-  const [result, setResult] = useState<{ ok: boolean; message: string } | undefined>(undefined);
+  const [result, setResult] = useState<Result | undefined>(undefined);
   const ack = async (): Promise<void> => {
     try {
       const answer = await api.post<{ acknowledged: boolean }>(
@@ -58,12 +59,7 @@ function AckButton({ alarm }: { alarm: Alarm }) {
           Acknowledge
         </button>
       )}
-      {result && (
-        <span role={result.ok ? 'status' : 'alert'} class={result.ok ? 'ok-text' : 'error-text'}>
-          {' '}
-          {result.message}
-        </span>
-      )}
+      <Outcome result={result} inline />
     </>
   );
 }

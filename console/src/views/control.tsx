@@ -10,8 +10,7 @@ import { Confirm } from '../components/confirm.tsx';
 import { usePoll } from '../live/use-live.ts';
 import { href } from '../router.ts';
 import type { View } from './view.ts';
-
-type Outcome = { ok: boolean; message: string } | undefined;
+import { Outcome, type Result } from '../components/outcome.tsx';
 
 function formatElapsed(ms: number): string {
   const s = ms / 1000;
@@ -50,7 +49,7 @@ function Simulation({ plcId }: { plcId: string }) {
   const state = usePoll(() => api.get<SimulationState>(plcPath(plcId, 'sim', 'state')), 1000, `sim-${plcId}`);
   const hmi = useHmiRoot(plcId);
   const [cycles, setCycles] = useState('10');
-  const [outcome, setOutcome] = useState<Outcome>(undefined);
+  const [outcome, setOutcome] = useState<Result | undefined>(undefined);
   const canControl = session.value?.permissions.lifecycle === true;
   const run = async (command: string, query = ''): Promise<void> => {
     try {
@@ -122,11 +121,7 @@ function Simulation({ plcId }: { plcId: string }) {
           </button>
         </form>
       )}
-      {outcome && (
-        <p role={outcome.ok ? 'status' : 'alert'} class={outcome.ok ? 'ok-text' : 'error-text'}>
-          {outcome.message}
-        </p>
-      )}
+      <Outcome result={outcome} />
       {hmi && <Axes plcId={plcId} root={hmi.root} count={hmi.count} />}
     </div>
   );
@@ -136,7 +131,7 @@ const lifecycleLabels = { start: 'Start', stop: 'Stop', reset: 'Reset' } as cons
 
 function Lifecycle({ plcId, name }: { plcId: string; name: string }) {
   const [asking, setAsking] = useState<keyof typeof lifecycleLabels | undefined>(undefined);
-  const [outcome, setOutcome] = useState<Outcome>(undefined);
+  const [outcome, setOutcome] = useState<Result | undefined>(undefined);
   const act = async (command: keyof typeof lifecycleLabels): Promise<void> => {
     setAsking(undefined);
     try {
@@ -156,11 +151,7 @@ function Lifecycle({ plcId, name }: { plcId: string; name: string }) {
           </button>
         ))}
       </div>
-      {outcome && (
-        <p role={outcome.ok ? 'status' : 'alert'} class={outcome.ok ? 'ok-text' : 'error-text'}>
-          {outcome.message}
-        </p>
-      )}
+      <Outcome result={outcome} />
       {asking && (
         <Confirm
           title={`${lifecycleLabels[asking]} PLC ${plcId}?`}

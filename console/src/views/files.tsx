@@ -6,6 +6,8 @@ import { session } from '../auth/session.ts';
 import { usePoll } from '../live/use-live.ts';
 import { href } from '../router.ts';
 import type { View } from './view.ts';
+import { download } from '../components/download.ts';
+import { Outcome, type Result } from '../components/outcome.tsx';
 
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
 const filePath = (plcId: string, path: string): string =>
@@ -13,11 +15,7 @@ const filePath = (plcId: string, path: string): string =>
 
 function saveBytes(name: string, base64: string): void {
   const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  const link = document.createElement('a');
-  link.href = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-  link.download = name;
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(link.href), 0);
+  download(name, new Blob([bytes], { type: 'application/octet-stream' }));
 }
 
 function FileBrowser({ plcId, dir }: { plcId: string; dir: string }) {
@@ -26,7 +24,7 @@ function FileBrowser({ plcId, dir }: { plcId: string; dir: string }) {
     10_000,
     `files-${plcId}-${dir}`,
   );
-  const [outcome, setOutcome] = useState<{ ok: boolean; message: string } | undefined>(undefined);
+  const [outcome, setOutcome] = useState<Result | undefined>(undefined);
   const canWrite = session.value?.permissions.write === true;
   const download = async (name: string): Promise<void> => {
     try {
@@ -120,11 +118,7 @@ function FileBrowser({ plcId, dir }: { plcId: string; dir: string }) {
           <button type="submit">Upload</button>
         </form>
       )}
-      {outcome && (
-        <p role={outcome.ok ? 'status' : 'alert'} class={outcome.ok ? 'ok-text' : 'error-text'}>
-          {outcome.message}
-        </p>
-      )}
+      <Outcome result={outcome} />
     </div>
   );
 }
