@@ -8,6 +8,8 @@ import type { Config } from './config/schema.ts';
 import { auditRoutes } from './features/admin/audit-routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
+import { createEtherCatDiagnostics } from './features/ethercat/index.ts';
+import { etherCatRoutes } from './features/ethercat/routes.ts';
 import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
 import { lifecycleRoutes } from './features/lifecycle/routes.ts';
@@ -112,7 +114,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
-  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now, audit, streams };
+  const etherCat = createEtherCatDiagnostics(config, deps.registry);
+  const context: FeatureContext = {
+    config,
+    registry: deps.registry,
+    limits,
+    metrics,
+    now,
+    audit,
+    streams,
+    etherCat,
+  };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(simulationRoutes, context);
@@ -127,6 +139,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(notificationsRoutes, context);
   await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
+  await app.register(etherCatRoutes, context);
 
   return app;
 }

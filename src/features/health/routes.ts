@@ -13,12 +13,16 @@ const HealthReport = Type.Object({
       name: Type.String(),
       status: Status,
       description: Type.String(),
-      data: Type.Record(Type.String(), Type.String(), { description: 'Connection state by plcId' }),
+      data: Type.Record(Type.String(), Type.String(), {
+        description: 'By plcId: the connection state (plc-connectivity), the bus status (ethercat)',
+      }),
     }),
   ),
 });
 
-export const healthRoutes: FeaturePlugin = (app, { registry }) => {
+export const healthRoutes: FeaturePlugin = (app, { registry, config, etherCat }) => {
+  // The EtherCAT check joins readiness only where EtherCAT diagnostics are on.
+  const more = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
   app.get(
     '/health/live',
     {
@@ -36,12 +40,12 @@ export const healthRoutes: FeaturePlugin = (app, { registry }) => {
     {
       schema: {
         tags: ['Health'],
-        summary: 'Ready: PLC connectivity (Healthy 200, Degraded 200, Unhealthy 503)',
+        summary: 'Ready: PLC connectivity and EtherCAT (Healthy 200, Degraded 200, Unhealthy 503)',
         response: { 200: HealthReport, 503: HealthReport },
       },
     },
     (_request, reply) => {
-      const report = readiness(registry.list());
+      const report = readiness(registry.list(), more());
       void reply.header('Cache-Control', 'no-store').status(httpStatusOf(report.status));
       return report;
     },

@@ -7,7 +7,7 @@ export interface HealthCheck {
   name: string;
   status: HealthStatus;
   description: string;
-  data: Record<string, ConnectionState>;
+  data: Record<string, string>;
 }
 
 export interface HealthReport {
@@ -35,7 +35,11 @@ export function plcConnectivity(targets: readonly PlcTarget[]): HealthCheck {
   return { name: 'plc-connectivity', status, description, data };
 }
 
-export function readiness(targets: readonly PlcTarget[]): HealthReport {
-  const check = plcConnectivity(targets);
-  return { status: check.status, checks: [check] };
+const rank: Record<HealthStatus, number> = { Healthy: 0, Degraded: 1, Unhealthy: 2 };
+
+/** PLC connectivity and the checks features add (EtherCAT); the status is the worst of them. */
+export function readiness(targets: readonly PlcTarget[], more: readonly HealthCheck[] = []): HealthReport {
+  const checks = [plcConnectivity(targets), ...more];
+  const status = checks.reduce<HealthStatus>((w, c) => (rank[c.status] > rank[w] ? c.status : w), 'Healthy');
+  return { status, checks };
 }
