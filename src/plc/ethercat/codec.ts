@@ -1,7 +1,15 @@
 // Byte layouts of the EtherCAT master's ADS answers (little-endian), encoded by the simulator and decoded by
 // the ADS driver. Struct layouts follow Tc2_EtherCAT's documented types; the source of each is named below.
 import { cp1252Byte, decodeCp1252 } from '../cp1252.ts';
-import { DATAGRAM_HEADER_LENGTH, EC_STATE_ERROR, EC_STATE_MASK, EcStateCode, LinkBits } from './constants.ts';
+import {
+  DATAGRAM_HEADER_LENGTH,
+  DatagramCommand,
+  EC_STATE_ERROR,
+  EC_STATE_MASK,
+  EcStateCode,
+  EscRegister,
+  LinkBits,
+} from './constants.ts';
 import {
   etherCatStates,
   openPorts,
@@ -200,6 +208,18 @@ export function encodeDatagram(d: Datagram): Buffer {
   d.data.copy(out, DATAGRAM_HEADER_LENGTH);
   out.writeUInt16LE(d.workingCounter & 0xffff, DATAGRAM_HEADER_LENGTH + d.data.length);
   return out;
+}
+
+/** FPWR to the slave's RX error counter registers: the write that clears them all (ESC register description). */
+export function counterResetDatagram(address: number): Datagram {
+  return {
+    command: DatagramCommand.FPWR,
+    index: 0,
+    adp: address,
+    ado: EscRegister.rxErrorCounters,
+    data: Buffer.alloc(EscRegister.rxErrorCountersEnd - EscRegister.rxErrorCounters),
+    workingCounter: 0,
+  };
 }
 
 /** Undefined when `frame` is shorter than its header says. */

@@ -7,14 +7,13 @@ import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import {
   CONFIG_DATA_SIZE,
   CRC_COUNTERS_SIZE,
-  DatagramCommand,
+  counterResetDatagram,
   decodeConfigData,
   decodeCrcCounters,
   decodeDatagram,
   decodeSlaveState,
   decodeTopology,
   encodeDatagram,
-  EscRegister,
   IoServer,
   isEtherCatMasterType,
   MASTER_ADS_PORT,
@@ -118,15 +117,7 @@ export class AdsEtherCat implements EtherCatPort {
             `Master ${info.deviceId} has no slave with address ${address}.`,
           );
         }
-        // Writing any of the RX error counter registers clears them all (ESC register description).
-        const frame = encodeDatagram({
-          command: DatagramCommand.FPWR,
-          index: 0,
-          adp: address,
-          ado: EscRegister.rxErrorCounters,
-          data: Buffer.alloc(EscRegister.rxErrorCountersEnd - EscRegister.rxErrorCounters),
-          workingCounter: 0,
-        });
+        const frame = encodeDatagram(counterResetDatagram(address));
         const answer = decodeDatagram(
           await client.readWriteRaw(MasterGroup.datagram, 0, frame.length, frame, at),
         );

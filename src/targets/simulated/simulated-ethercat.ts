@@ -2,8 +2,7 @@
 // counter reset as the same FPWR datagram to the slave's registers that travels over ADS for a Real target.
 import { AppError } from '../../errors.ts';
 import {
-  DatagramCommand,
-  EscRegister,
+  counterResetDatagram,
   masterNetId,
   type EtherCatMasterInfo,
   type EtherCatMasterReading,
@@ -45,14 +44,7 @@ export class SimulatedEtherCat implements EtherCatPort {
           `Master ${info.deviceId} has no slave with address ${address}.`,
         );
       }
-      const answer = exchange(master, {
-        command: DatagramCommand.FPWR,
-        index: 0,
-        adp: address,
-        ado: EscRegister.rxErrorCounters,
-        data: Buffer.alloc(EscRegister.rxErrorCountersEnd - EscRegister.rxErrorCounters),
-        workingCounter: 0,
-      });
+      const answer = exchange(master, counterResetDatagram(address));
       if (answer.workingCounter === 0) {
         throw new AppError(
           'ADS_ERROR',

@@ -1,6 +1,7 @@
 // The EtherCAT test rig: the gateway on a real socket over one PLC `bus` running the two-master scenario in
 // ./bus, either the in-process simulated target or a Real target talking ADS to sim-ads serving it.
 // The scenario advances only by steps; readings and events are waited for, never slept on.
+import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../../src/config/schema.ts';
 import { createAdsServer, type AdsServer } from '../../../src/simulator/ads-server/server.ts';
@@ -52,11 +53,9 @@ export async function startBus(driver: Driver, options: RigOptions = {}): Promis
   const features = { EtherCatDiagnostics: true, Notifications: true, ...options.features };
   const etherCat = { PollingIntervalMs: 20, CrcErrorThreshold: 100, ...options.etherCat };
   const scenarioConfig = testConfig({ PlcTargets: { bus: { ...simulatedSettings, EtherCat: etherCat } } });
-  const simulated = await createSimulatedTarget(
-    'bus',
-    scenarioConfig.settings.PlcTargets.bus ?? (undefined as never),
-    { config: scenarioConfig },
-  );
+  const scenarioSettings = scenarioConfig.settings.PlcTargets.bus;
+  assert.ok(scenarioSettings);
+  const simulated = await createSimulatedTarget('bus', scenarioSettings, { config: scenarioConfig });
   await simulated.start();
   let server: AdsServer | undefined;
   let target: PlcTarget = simulated;
@@ -81,7 +80,8 @@ export async function startBus(driver: Driver, options: RigOptions = {}): Promis
         },
       },
     });
-    const settings = config.settings.PlcTargets.bus ?? (undefined);
+    const settings = config.settings.PlcTargets.bus;
+    assert.ok(settings);
     target = createAdsTarget('bus', settings, { config }, { backoff: { baseMs: 10, capMs: 100 } });
     await target.start();
     await new Promise<void>((resolve) => {
