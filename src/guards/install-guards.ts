@@ -9,7 +9,7 @@ import { extractBearerToken } from './auth/bearer.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import { describePolicy, satisfiesPolicy } from './policies.ts';
 import { canAccessPlc, principalFromClaims, type Principal } from './principal.ts';
-import type { RateLimits } from './rate-limit/rate-limits.ts';
+import type { LimitSubject, RateLimits, RouteLimitName } from './rate-limit/rate-limits.ts';
 import '../http/route-config.ts';
 
 export interface GuardDeps {
@@ -52,10 +52,32 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     return principal;
   };
 
-  const admit = (request: FastifyRequest, principal: Principal | null): void => {
-    const options = request.routeOptions.config;
+  // Limits kept in memory decide at once, so admission stays synchronous; a shared store (Redis) answers later
+  // and the rest of the chain runs when it has.
+  const admit = (request: FastifyRequest, principal: Principal | null): Promise<void> | undefined => {
     request.principal = principal;
-    if (principal !== null) limits.global(principal.sub);
+    const spent = principal === null ? undefined : limits.global(principal.sub);
+    if (spent instanceof Promise) return spent.then(() => admitPastGlobal(request, principal));
+    return admitPastGlobal(request, principal);
+  };
+
+  const spendRouteLimits = (
+    names: readonly RouteLimitName[],
+    subject: LimitSubject,
+    from = 0,
+  ): Promise<void> | undefined => {
+    for (let i = from; i < names.length; i++) {
+      const spent = limits.route(names[i] as RouteLimitName, subject);
+      if (spent instanceof Promise) return spent.then(() => spendRouteLimits(names, subject, i + 1));
+    }
+    return undefined;
+  };
+
+  const admitPastGlobal = (
+    request: FastifyRequest,
+    principal: Principal | null,
+  ): Promise<void> | undefined => {
+    const options = request.routeOptions.config;
 
     const feature = options.feature;
     if (feature !== undefined && !config.features[feature]) {
@@ -83,47 +105,42 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     const routeLimits =
       options.limit === undefined ? [] : typeof options.limit === 'string' ? [options.limit] : options.limit;
     const user = principal?.sub ?? `ip:${request.ip}`;
-    for (const name of routeLimits) limits.route(name, plcId === undefined ? { user } : { user, plcId });
+    return spendRouteLimits(routeLimits, plcId === undefined ? { user } : { user, plcId });
   };
 
-  /** Admits the request now and answers undefined, or answers the token that must be verified first. */
-  const admitKnown = (request: FastifyRequest): string | undefined => {
+  /**
+   * Admits the request now (undefined), or later (a promise: a shared limit store is asked), or answers the token
+   * that must be verified first (a string).
+   */
+  const admitKnown = (request: FastifyRequest): string | undefined | Promise<void> => {
     if (request.is404) return undefined;
     const options = request.routeOptions.config;
-    if (!requiresToken(request.routeOptions.url, options.policy)) {
-      admit(request, null);
-      return undefined;
-    }
+    if (!requiresToken(request.routeOptions.url, options.policy)) return admit(request, null);
     const token = extractBearerToken(request, options.websocket === true);
     const known = verifier.known(token);
     if (known === undefined) return token;
-    admit(request, principalFor(known));
-    return undefined;
+    return admit(request, principalFor(known));
   };
 
   // A callback hook rather than an async one: a token verified earlier is admitted without a promise in between.
   app.addHook('onRequest', (request, _reply, done) => {
-    let unverified: string | undefined;
+    let outcome: string | undefined | Promise<void>;
     try {
-      unverified = admitKnown(request);
+      outcome = admitKnown(request);
     } catch (err) {
       done(err as Error);
       return;
     }
-    if (unverified === undefined) {
+    if (outcome === undefined) {
       done();
       return;
     }
-    verifier.verify(unverified).then(
-      (claims) => {
-        let refused: Error | undefined;
-        try {
-          admit(request, principalFor(claims));
-        } catch (err) {
-          refused = err as Error;
-        }
-        done(refused);
-      },
+    const later =
+      typeof outcome === 'string'
+        ? verifier.verify(outcome).then((claims) => admit(request, principalFor(claims)))
+        : outcome;
+    later.then(
+      () => done(),
       (err: unknown) => done(err as Error),
     );
   });

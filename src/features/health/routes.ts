@@ -13,16 +13,17 @@ const HealthReport = Type.Object({
       name: Type.String(),
       status: Status,
       description: Type.String(),
-      data: Type.Record(Type.String(), Type.String(), {
-        description: 'By plcId: the connection state (plc-connectivity), the bus status (ethercat)',
+      data: Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'plc-connectivity: connection state by plcId; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases',
       }),
     }),
   ),
 });
 
-export const healthRoutes: FeaturePlugin = (app, { registry, config, etherCat }) => {
+export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, etherCat }) => {
   // The EtherCAT check joins readiness only where EtherCAT diagnostics are on.
-  const more = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
+  const etherCatCheck = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
   app.get(
     '/health/live',
     {
@@ -40,12 +41,16 @@ export const healthRoutes: FeaturePlugin = (app, { registry, config, etherCat })
     {
       schema: {
         tags: ['Health'],
-        summary: 'Ready: PLC connectivity and EtherCAT (Healthy 200, Degraded 200, Unhealthy 503)',
+        summary:
+          'Ready: PLC connectivity, EtherCAT and the cluster where on (Healthy 200, Degraded 200, Unhealthy 503)',
         response: { 200: HealthReport, 503: HealthReport },
       },
     },
-    (_request, reply) => {
-      const report = readiness(registry.list(), more());
+    async (_request, reply) => {
+      const report = readiness(registry.list(), [
+        ...etherCatCheck(),
+        ...(cluster ? [await cluster.check()] : []),
+      ]);
       void reply.header('Cache-Control', 'no-store').status(httpStatusOf(report.status));
       return report;
     },

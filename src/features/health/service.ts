@@ -7,7 +7,7 @@ export interface HealthCheck {
   name: string;
   status: HealthStatus;
   description: string;
-  data: Record<string, string>;
+  data: Record<string, unknown>;
 }
 
 export interface HealthReport {
@@ -35,11 +35,14 @@ export function plcConnectivity(targets: readonly PlcTarget[]): HealthCheck {
   return { name: 'plc-connectivity', status, description, data };
 }
 
-const rank: Record<HealthStatus, number> = { Healthy: 0, Degraded: 1, Unhealthy: 2 };
+const rank: Readonly<Record<HealthStatus, number>> = { Healthy: 0, Degraded: 1, Unhealthy: 2 };
 
-/** PLC connectivity and the checks features add (EtherCAT); the status is the worst of them. */
-export function readiness(targets: readonly PlcTarget[], more: readonly HealthCheck[] = []): HealthReport {
-  const checks = [plcConnectivity(targets), ...more];
-  const status = checks.reduce<HealthStatus>((w, c) => (rank[c.status] > rank[w] ? c.status : w), 'Healthy');
+/** The worst status of the checks; PLC connectivity first, then any others (the cluster). */
+export function readiness(targets: readonly PlcTarget[], others: readonly HealthCheck[] = []): HealthReport {
+  const checks = [plcConnectivity(targets), ...others];
+  const status = checks.reduce<HealthStatus>(
+    (worst, c) => (rank[c.status] > rank[worst] ? c.status : worst),
+    'Healthy',
+  );
   return { status, checks };
 }
