@@ -10,6 +10,8 @@ import { auditRoutes } from './features/admin/audit-routes.ts';
 import { consoleRoutes } from './features/console/routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
+import { createEtherCatDiagnostics } from './features/ethercat/index.ts';
+import { etherCatRoutes } from './features/ethercat/routes.ts';
 import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
 import { lifecycleRoutes } from './features/lifecycle/routes.ts';
@@ -120,6 +122,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
+  const etherCat = createEtherCatDiagnostics(config, deps.registry);
   const context: FeatureContext = {
     config,
     registry: deps.registry,
@@ -128,6 +131,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     now,
     audit,
     streams,
+    etherCat,
     ...(cluster ? { cluster } : {}),
   };
   await app.register(plcsRoutes, context);
@@ -144,6 +148,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(notificationsRoutes, context);
   await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
+  await app.register(etherCatRoutes, context);
   await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
   return app;

@@ -17,6 +17,8 @@ export const errorCatalog = {
   FILE_NOT_FOUND: { status: 404, message: 'No such file.' },
   ALARM_NOT_FOUND: { status: 404, message: 'Nothing is outstanding under this alarm key.' },
   SCENARIO_NOT_CONFIGURED: { status: 404, message: 'This target has no scenario.' },
+  MASTER_NOT_FOUND: { status: 404, message: 'No such EtherCAT master on this PLC.' },
+  SLAVE_NOT_FOUND: { status: 404, message: 'No such EtherCAT slave on this PLC.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed on this route.' },
   SIMULATION_CONFLICT: { status: 409, message: 'The simulation cannot do this in its current state.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },

@@ -14,7 +14,8 @@ export type AuditAction =
   | 'sim.pause'
   | 'sim.reset'
   | 'alarm.acknowledge'
-  | 'connection.terminate';
+  | 'connection.terminate'
+  | 'ethercat.reset-error-counters';
 
 export interface AuditError {
   code: string;

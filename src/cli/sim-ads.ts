@@ -11,7 +11,13 @@ import {
   type UdpOptions,
 } from '../simulator/ads-server/server.ts';
 import { ProgramBuilder, SimulatedPlc } from '../simulator/engine/index.ts';
-import { declareScenario, formatProblem, loadScenario, ScenarioError } from '../simulator/scenario/index.ts';
+import {
+  declareScenario,
+  etherCatOf,
+  formatProblem,
+  loadScenario,
+  ScenarioError,
+} from '../simulator/scenario/index.ts';
 import { createSimulatedTarget, declareBuiltinTypes, DiskFileStore } from '../targets/simulated/index.ts';
 import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 
@@ -62,7 +68,11 @@ async function fromScenario(
       throw new ConfigError(err.problems.map((p) => `scenario: ${formatProblem(p)}`));
     throw err;
   }
-  const plc = new SimulatedPlc(builder.build(), fileRoot ? { files: new DiskFileStore(fileRoot) } : {});
+  const ethercat = etherCatOf(scenario);
+  const plc = new SimulatedPlc(builder.build(), {
+    ...(fileRoot ? { files: new DiskFileStore(fileRoot) } : {}),
+    ...(ethercat ? { ethercat } : {}),
+  });
   const attached = declared.attach(plc, {
     autoStart: start,
     onFault: (e) => writeLine(io.stderr, `plc-gateway sim-ads: the scenario faulted: ${e.message}`),

@@ -41,6 +41,7 @@ const loggingProviders = new Set([
 ]);
 
 const notYet = "a feature of the spec's service this gateway does not have yet";
+const masterNetIdFound = "the gateway finds each EtherCAT master's NetId in the PLC's I/O server device list";
 
 /** .NET log levels -> ours (`Logging.LogLevel.Default` -> `Logging.Level`). */
 const dotnetLevels: Readonly<Record<string, Settings['Logging']['Level']>> = {
@@ -95,7 +96,6 @@ export function takeForeignKeys(doc: Record<string, unknown>): ForeignKeysResult
     }
   }
   const sections: Array<[string, string, string]> = [
-    ['Features', 'EtherCatDiagnostics', notYet],
     ['AmsRouter', 'Routes', `${notYet}; add the route on the PLC's side (see README, Real PLCs)`],
   ];
   for (const [section, name, why] of sections) {
@@ -110,7 +110,13 @@ export function takeForeignKeys(doc: Record<string, unknown>): ForeignKeysResult
     if (!isRecord(targets)) continue;
     for (const [id, target] of Object.entries(targets)) {
       if (!isRecord(target)) continue;
-      for (const inner of keysNamed(target, 'EtherCat')) drop(target, inner, `${key}.${id}.${inner}`, notYet);
+      for (const inner of keysNamed(target, 'EtherCat')) {
+        const etherCat = target[inner];
+        if (!isRecord(etherCat)) continue;
+        for (const netId of keysNamed(etherCat, 'MasterNetId')) {
+          drop(etherCat, netId, `${key}.${id}.${inner}.${netId}`, masterNetIdFound);
+        }
+      }
     }
   }
   return out;

@@ -21,6 +21,7 @@ export const featureNames = [
   'Notifications',
   'Alarms',
   'Simulation',
+  'EtherCatDiagnostics',
 ] as const;
 export type FeatureName = (typeof featureNames)[number];
 
@@ -36,6 +37,7 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
   Lifecycle: false,
   Alarms: false,
   Simulation: false,
+  EtherCatDiagnostics: false,
 };
 
 const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);
@@ -116,6 +118,21 @@ const PlcTargetSettings = Type.Object(
     Scenario: Type.Optional(Type.String({ minLength: 1 })),
     InitialValues: Type.Record(Type.String({ minLength: 1 }), InitialValue, { default: {} }),
     ScenarioAutoStart: Type.Boolean({ default: false }),
+    EtherCat: Type.Optional(
+      Type.Object(
+        {
+          PollingIntervalMs: PositiveInt(1000, 'How often the gateway reads each EtherCAT master'),
+          CrcErrorThreshold: Type.Integer({
+            minimum: 0,
+            default: 100,
+            description: 'A slave whose CRC errors (all ports) exceed this is Degraded and notified',
+          }),
+          EnableNotifications: Type.Boolean({ default: true }),
+          TimeoutMs: PositiveInt(5000, 'Longest wait for one reading of a master'),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   // The default lets TypeBox's Value.Default descend into each Record entry.
   { additionalProperties: false, default: {} },

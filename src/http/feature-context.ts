@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
 import type { Streams } from './streams/install.ts';
+import type { EtherCatDiagnostics } from '../features/ethercat/index.ts';
 
 /** The context object every feature plugin receives as its options (a type alias, as fastify requires). */
 export type FeatureContext = {
@@ -22,6 +23,8 @@ export type FeatureContext = {
   readonly audit: AuditTrail;
   /** SSE writer, SignalR hubs and the stream connection registry, for areas that push. */
   readonly streams: Streams;
+  /** EtherCAT readings and the bus monitor, for its routes, readiness and notification streams. */
+  readonly etherCat: EtherCatDiagnostics;
   /** Cluster mode only (`Cluster.Redis`): the replicas' shared state. */
   readonly cluster?: ClusterServices;
 };

@@ -3,6 +3,7 @@
 
 import type { AdsStateName } from '../plc/ads/constants.ts';
 import type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
+import type { EtherCatPort } from './ethercat-port.ts';
 
 // The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
 export type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode };
@@ -141,5 +142,7 @@ export interface PlcTarget {
   subscribe(path: string, options: SubscribeOptions): Promise<Subscription>;
 
   readonly files: PlcFiles;
+  /** EtherCAT diagnostics through the PLC's I/O server and masters. */
+  readonly etherCat: EtherCatPort;
   readonly simulation?: SimulationControl;
 }

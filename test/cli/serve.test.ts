@@ -104,9 +104,8 @@ describe('plc-gateway serve', () => {
           [40, 'Logging.LogLevel.Microsoft.AspNetCore'],
           [40, 'Logging.LogLevel.Microsoft.Hosting.Lifetime'],
           [40, 'Logging.Console'],
-          [40, 'Features.EtherCatDiagnostics'],
           [40, 'AmsRouter.Routes'],
-          [40, 'PlcTargets.Line1.EtherCat'],
+          [40, 'PlcTargets.Line1.EtherCat.MasterNetId'],
         ],
       );
       assert.match(warnings[0]?.msg ?? '', /^Ignored setting AllowedHosts: an ASP\.NET Core host setting/);

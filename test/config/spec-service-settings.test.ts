@@ -18,9 +18,8 @@ describe("settings written for the spec's service", () => {
         'Logging.LogLevel.Microsoft.AspNetCore',
         'Logging.LogLevel.Microsoft.Hosting.Lifetime',
         'Logging.Console',
-        'Features.EtherCatDiagnostics',
         'AmsRouter.Routes',
-        'PlcTargets.Line1.EtherCat',
+        'PlcTargets.Line1.EtherCat.MasterNetId',
       ],
     );
     for (const w of config.warnings) {
@@ -29,8 +28,7 @@ describe("settings written for the spec's service", () => {
     }
     const message = (key: string): string => config.warnings.find((w) => w.setting === key)?.message ?? '';
     assert.match(message('AllowedHosts'), /ASP\.NET Core host setting/);
-    assert.match(message('Features.EtherCatDiagnostics'), /does not have yet/);
-    assert.match(message('PlcTargets.Line1.EtherCat'), /does not have yet/);
+    assert.match(message('PlcTargets.Line1.EtherCat.MasterNetId'), /I\/O server device list/);
     assert.match(message('Logging.LogLevel.Microsoft.AspNetCore'), /per-category/);
     assert.equal(
       message('Logging.LogLevel.Default'),
@@ -40,7 +38,13 @@ describe("settings written for the spec's service", () => {
     assert.equal(config.settings.AmsRouter.NetId, '192.168.10.50.1.1');
     assert.deepEqual(Object.keys(config.settings.AmsRouter), ['NetId']);
     assert.equal(config.features.Alarms, true);
-    assert.equal('EtherCat' in (config.settings.PlcTargets.Line1 ?? {}), false);
+    assert.equal(config.features.EtherCatDiagnostics, false);
+    assert.deepEqual(config.settings.PlcTargets.Line1?.EtherCat, {
+      PollingIntervalMs: 1000,
+      CrcErrorThreshold: 100,
+      EnableNotifications: true,
+      TimeoutMs: 5000,
+    });
   });
 
   it('maps every .NET level onto ours, from the file or the environment', () => {
@@ -107,6 +111,7 @@ describe("settings written for the spec's service", () => {
     assert.deepEqual(problems, [
       'Featurs: unknown setting, not one of plc-gateway (check the spelling)',
       'AmsRouter.NetID: unknown setting, not one of plc-gateway (check the spelling)',
+      'PlcTargets.line1.EtherCAT: unknown setting, not one of plc-gateway (check the spelling)',
       'PlcTargets.line1.DisplayNmae: unknown setting, not one of plc-gateway (check the spelling)',
     ]);
     for (const p of problems) assert.doesNotMatch(p, /Ignored/);

@@ -373,6 +373,13 @@ export function plcTargetContract(name: string, factory: ContractFactory): void 
       await assert.rejects(t.files.write('/abs.txt', Buffer.from('x')), code('VALIDATION_ERROR'));
     });
 
+    it('lists no EtherCAT master for a system without EtherCAT, and MASTER_NOT_FOUND for one', async () => {
+      assert.deepEqual(await t.etherCat.masters(), []);
+      const ghost = { deviceId: 2, name: 'EtherCAT Master', amsNetId: '127.0.0.1.3.1' };
+      await assert.rejects(t.etherCat.read(ghost), code('MASTER_NOT_FOUND'));
+      await assert.rejects(t.etherCat.resetErrorCounters(ghost, 1001), code('MASTER_NOT_FOUND'));
+    });
+
     it('reports state changes and answers PLC_UNAVAILABLE once closed', async () => {
       const states: string[] = [];
       const off = t.onConnectionState((s) => states.push(s));
@@ -387,6 +394,7 @@ export function plcTargetContract(name: string, factory: ContractFactory): void 
       await assert.rejects(t.deviceInfo(), code('PLC_UNAVAILABLE'));
       await assert.rejects(t.files.read('recipes/r7.csv'), code('PLC_UNAVAILABLE'));
       await assert.rejects(t.files.list(''), code('PLC_UNAVAILABLE'));
+      await assert.rejects(t.etherCat.masters(), code('PLC_UNAVAILABLE'));
       await assert.rejects(
         t.subscribe('MAIN.nInt', { cycleTimeMs: 10, onChange: () => undefined }),
         code('PLC_UNAVAILABLE'),

@@ -7,7 +7,7 @@ import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import { ErrorEnvelope } from '../../http/envelope.ts';
 import type { FeatureApp, FeatureContext } from '../../http/feature-context.ts';
-import type { PlcScope } from '../../http/route-config.ts';
+import type { PlcScope } from '../../guards/route-options.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';

@@ -14,13 +14,16 @@ const HealthReport = Type.Object({
       status: Status,
       description: Type.String(),
       data: Type.Record(Type.String(), Type.Unknown(), {
-        description: 'plc-connectivity: connection state by plcId; cluster: replica, redis, replicas',
+        description:
+          'plc-connectivity: connection state by plcId; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases',
       }),
     }),
   ),
 });
 
-export const healthRoutes: FeaturePlugin = (app, { registry, cluster }) => {
+export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, etherCat }) => {
+  // The EtherCAT check joins readiness only where EtherCAT diagnostics are on.
+  const etherCatCheck = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
   app.get(
     '/health/live',
     {
@@ -39,12 +42,15 @@ export const healthRoutes: FeaturePlugin = (app, { registry, cluster }) => {
       schema: {
         tags: ['Health'],
         summary:
-          'Ready: PLC connectivity, and the cluster when there is one (Healthy 200, Degraded 200, Unhealthy 503)',
+          'Ready: PLC connectivity, EtherCAT and the cluster where on (Healthy 200, Degraded 200, Unhealthy 503)',
         response: { 200: HealthReport, 503: HealthReport },
       },
     },
     async (_request, reply) => {
-      const report = readiness(registry.list(), cluster ? [await cluster.check()] : []);
+      const report = readiness(registry.list(), [
+        ...etherCatCheck(),
+        ...(cluster ? [await cluster.check()] : []),
+      ]);
       void reply.header('Cache-Control', 'no-store').status(httpStatusOf(report.status));
       return report;
     },

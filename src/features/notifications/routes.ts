@@ -7,6 +7,7 @@ import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
+import { checkEtherCatStream, streamEtherCat } from '../ethercat/stream.ts';
 import { NotificationService } from './service.ts';
 import { symbolKey } from './session.ts';
 
@@ -23,6 +24,7 @@ export const hubMethods = {
   error: 'SymbolError',
   disconnected: 'Disconnected',
   reconnected: 'Reconnected',
+  ethercat: 'EtherCatChanged',
 } as const;
 
 function symbolList(args: readonly unknown[]): string[] {
@@ -37,7 +39,11 @@ function symbolList(args: readonly unknown[]): string[] {
   return symbols;
 }
 
-export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, streams, limits, now }) => {
+export const notificationsRoutes: FeaturePlugin = (
+  app,
+  { config: appConfig, streams, limits, now, etherCat },
+) => {
+  const { settings } = appConfig;
   const maxSymbols = settings.Notifications.MaxSymbolsPerClient;
   const service = new NotificationService({
     cycleTimeMs: settings.Notifications.DefaultCycleTimeMs,
@@ -61,10 +67,19 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
           'again. Refusals are JSON, before the stream opens. Opening counts against NotificationConnections.',
         params: PlcIdParams,
         querystring: Type.Object({
-          symbols: Type.Array(Type.String({ minLength: 1 }), {
-            minItems: 1,
-            description: `Repeat per symbol (symbols=a&symbols=b); at most ${maxSymbols} (400 SUBSCRIPTION_LIMIT_EXCEEDED)`,
-          }),
+          symbols: Type.Optional(
+            Type.Array(Type.String({ minLength: 1 }), {
+              minItems: 1,
+              description: `Repeat per symbol (symbols=a&symbols=b); at most ${maxSymbols} (400 SUBSCRIPTION_LIMIT_EXCEEDED)`,
+            }),
+          ),
+          ethercat: Type.Optional(
+            Type.Boolean({
+              description:
+                'true: also `ethercat` { masterId, address, slave } events, every slave first, then changes ' +
+                '(flag EtherCatDiagnostics)',
+            }),
+          ),
         }),
         response: {
           200: {
@@ -79,7 +94,12 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
     },
     async (request, reply) => {
       const target = targetOf(request);
-      const symbols = request.query.symbols;
+      const symbols = request.query.symbols ?? [];
+      const ethercat = request.query.ethercat === true;
+      if (symbols.length === 0 && !ethercat) {
+        throw new AppError('VALIDATION_ERROR', 'Pass symbols, ethercat=true, or both.');
+      }
+      if (ethercat) checkEtherCatStream(appConfig, target);
       const distinct = new Set(symbols.map(symbolKey)).size;
       if (distinct > maxSymbols) {
         throw new AppError(
@@ -97,8 +117,13 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
       );
       const session = service.open(target, stream);
       entry.describeWith(() => session.symbols());
-      stream.onClose(() => void session.close());
+      let stopEtherCat = (): void => undefined;
+      stream.onClose(() => {
+        stopEtherCat();
+        void session.close();
+      });
       await session.subscribe(symbols);
+      if (ethercat) stopEtherCat = await streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
     },
   );
 
@@ -114,7 +139,13 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
       open: (connection, request) => {
         const target = targetOf(request);
         const session = service.open(target, connection);
-        connection.onClose(() => void session.close());
+        let stopEtherCat: (() => void) | undefined;
+        let closed = false;
+        connection.onClose(() => {
+          closed = true;
+          stopEtherCat?.();
+          void session.close();
+        });
         connection
           .method('Subscribe', async (args, complete) => {
             const symbols = symbolList(args);
@@ -124,7 +155,16 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
             // The Completion is queued right after SubscriptionConfirmed, before the first values.
             return (await session.subscribe(symbols, complete)).symbols;
           })
-          .method('Unsubscribe', (args) => session.unsubscribe(symbolList(args)));
+          .method('Unsubscribe', (args) => session.unsubscribe(symbolList(args)))
+          .method('SubscribeEtherCat', async (args) => {
+            if (args.length !== 0)
+              throw new AppError('VALIDATION_ERROR', 'SubscribeEtherCat takes no argument.');
+            checkEtherCatStream(appConfig, target);
+            if (stopEtherCat) return null;
+            stopEtherCat = await streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
+            if (closed) stopEtherCat();
+            return null;
+          });
       },
     },
     now,

@@ -21,8 +21,8 @@ export interface PortService {
 export interface DispatcherOptions {
   /** NetIds this server answers for (its own and the loopback id). */
   isOwnNetId(netId: string): boolean;
-  /** The service behind an ADS port, or undefined when no such port is open right now. */
-  service(port: number): PortService | undefined;
+  /** The service behind an ADS port of a NetId, or undefined when no such port is open right now. */
+  service(port: number, netId: string): PortService | undefined;
   onUnexpectedError(err: unknown): void;
 }
 
@@ -51,7 +51,7 @@ export class Dispatcher {
     if (!this.options.isOwnNetId(h.target.netId)) {
       return responseFrame(packet, AdsErrorCode.TargetMachineNotFound, Buffer.alloc(0));
     }
-    const service = this.options.service(h.target.port);
+    const service = this.options.service(h.target.port, h.target.netId);
     if (!service) return responseFrame(packet, AdsErrorCode.TargetPortNotFound, Buffer.alloc(0));
     let request: AdsRequest;
     try {

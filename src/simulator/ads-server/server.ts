@@ -7,6 +7,7 @@ import { adsStateNames } from '../../plc/ads/constants.ts';
 import type { SimulatedPlc } from '../engine/plc.ts';
 import { AdsConnection } from './client-connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
+import { EtherCatRouting } from './ethercat-routing.ts';
 import { FileService } from './file-service.ts';
 import { HandleRegistry } from './handle-registry.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
@@ -139,10 +140,14 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
   const runtime = new RuntimeService(plc, symbols, hub, handles, options.maxSumCommands ?? 10_000);
   const system: SystemService = new SystemService(plc, new FileService(plc.files), () => realtime);
   const realtime = new RealtimeService(options.realtime ?? quietRealtimeSettings(), () => system.running);
+  // The I/O server on our NetId, and every EtherCAT master on its own NetId, as a TwinCAT router routes them.
+  const ethercat = new EtherCatRouting(plc.ethercat, netId);
   const dispatcher = new Dispatcher({
-    isOwnNetId: (id) => id === netId || id === LOOPBACK_NET_ID,
-    service: (port): PortService | undefined => {
+    isOwnNetId: (id) => id === netId || id === LOOPBACK_NET_ID || ethercat.isMasterNetId(id),
+    service: (port, target): PortService | undefined => {
+      if (ethercat.isMasterNetId(target)) return ethercat.master(target, port);
       if (port === AdsPort.SystemService) return system;
+      if (port === ethercat.ioPort) return ethercat.io;
       if (port === AdsPort.Realtime) return realtime;
       if (port === adsPort && system.running) return runtime;
       return undefined;

@@ -6,6 +6,7 @@ import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
 import type { ResolvedPath } from '../../plc/symbol-path.ts';
 import type { Program } from './program.ts';
+import type { EtherCatSystem } from '../ethercat/system.ts';
 import type { PlcType, PlcValue, MethodArguments } from '../../plc/types.ts';
 import { WatchSet, type Watch, type WatchChange, type WatchOptions } from './watch.ts';
 
@@ -25,6 +26,8 @@ export interface SimulatedPlcOptions {
   deviceName?: string;
   /** `major.minor.build`. */
   version?: string;
+  /** The system's EtherCAT masters, when it has any. */
+  ethercat?: EtherCatSystem;
 }
 
 /** A write validated and encoded, ready to commit. */
@@ -40,6 +43,8 @@ type Listener<A extends unknown[]> = (...args: A) => void;
 
 export class SimulatedPlc {
   readonly files: FileStore;
+  /** The EtherCAT masters of the simulated system (its I/O server), when it has any. */
+  readonly ethercat: EtherCatSystem | undefined;
   readonly #clock: () => number;
   readonly #deviceName: string;
   readonly #version: string;
@@ -55,6 +60,7 @@ export class SimulatedPlc {
   constructor(program: Program, options: SimulatedPlcOptions = {}) {
     this.#clock = options.clock ?? Date.now;
     this.files = options.files ?? new MemoryFileStore(this.#clock);
+    this.ethercat = options.ethercat;
     this.#deviceName = options.deviceName ?? 'Plc30 App';
     this.#version = options.version ?? '3.1.4024';
     this.#program = program;

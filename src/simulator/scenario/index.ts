@@ -1,6 +1,7 @@
 // Scenario-backed simulation: load and validate machine.yaml, declare the gvl-hmi/1 program, then attach
 // the scan runtime and its Stopped/Running/Paused/Faulted controller to the simulated PLC.
 import type { MethodImpl, ProgramBuilder, SimulatedPlc } from '../engine/index.ts';
+import { EtherCatSystem } from '../ethercat/system.ts';
 import { declareHmiProgram } from './declare.ts';
 import { declareScenarioTypes, declareScenarioVariables } from './declare-extensions.ts';
 import { ScenarioError } from './load.ts';
@@ -16,6 +17,11 @@ export { ScenarioSimulation, type SimulationSnapshot } from './simulation.ts';
 export { realTimer, type PumpTimer } from './pump.ts';
 export { stepAxis, type AxisMotion } from './kinematics.ts';
 export { HmiRuntime, ScriptFailure } from './runtime.ts';
+
+/** The simulated EtherCAT masters a scenario declares (give it to the SimulatedPlc), if it declares any. */
+export function etherCatOf(scenario: ScenarioDefinition): EtherCatSystem | undefined {
+  return scenario.ethercat ? new EtherCatSystem(scenario.ethercat) : undefined;
+}
 
 export interface AttachOptions {
   /** ScenarioAutoStart: the pump runs from attach on, and again after every reset. */

@@ -1,6 +1,7 @@
 // The built-in JSON schema of machine.yaml (contract gvl-hmi/1): the single source of scenario validation.
 // `errorMessage` annotations (a string, or one per keyword) replace ajv's generic wording (validate.ts).
 import { Type, type Static } from '@sinclair/typebox';
+import { EtherCatSection, EtherCatStep } from './ethercat-schema.ts';
 import { contractId, errorTypeMembers, partSlots, type ErrorTypeName } from './hmi-layout.ts';
 
 const identifier = '^[A-Za-z_][A-Za-z0-9_]*$';
@@ -103,6 +104,7 @@ const Step = Type.Object(
     raise: Type.Optional(Type.String({ minLength: 1 })),
     clear: Type.Optional(Type.String({ minLength: 1 })),
     fail: Type.Optional(Type.String({ minLength: 1 })),
+    ethercat: Type.Optional(EtherCatStep),
   },
   { additionalProperties: false },
 );
@@ -183,6 +185,7 @@ export const ScenarioSchema = Type.Object(
     script: Type.Array(Step, { default: [] }),
     types: Type.Array(TypeDecl, { default: [] }),
     variables: Type.Record(Type.String({ minLength: 1 }), Variable, { default: {} }),
+    ethercat: Type.Optional(EtherCatSection),
   },
   { additionalProperties: false },
 );
@@ -193,3 +196,5 @@ export type AxisDefinition = ScenarioDefinition['axes'][number];
 export type AlarmDefinition = ScenarioDefinition['alarms'][number];
 export type ScriptStepDefinition = ScenarioDefinition['script'][number];
 export type MachineSeed = ScenarioDefinition['machine'];
+export type EtherCatSectionDefinition = NonNullable<ScenarioDefinition['ethercat']>;
+export type EtherCatStepDefinition = NonNullable<ScriptStepDefinition['ethercat']>;

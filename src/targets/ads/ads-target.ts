@@ -27,6 +27,8 @@ import {
 } from '../target.ts';
 import { AdsLink } from './ads-link.ts';
 import { AdsFiles } from './files.ts';
+import { AdsEtherCat } from './ads-ethercat.ts';
+import type { EtherCatPort } from '../ethercat-port.ts';
 import { watchOnlineChanges } from './online-change.ts';
 import { findMethodTarget, packInputs, resultSize, unpackResult } from './rpc.ts';
 import type { Session } from './link-session.ts';
@@ -44,6 +46,7 @@ export class AdsTarget implements PlcTarget {
   readonly displayName: string;
   readonly mode = 'Real' as const;
   readonly files: PlcFiles;
+  readonly etherCat: EtherCatPort;
   readonly #settings: AdsLinkSettings;
   readonly #link: AdsLink;
   readonly #subscriptions: SubscriptionManager;
@@ -74,6 +77,10 @@ export class AdsTarget implements PlcTarget {
     this.files = new AdsFiles(
       (what, fn) => this.#use(what, (session, client) => fn(client, this.#metadata.of(session).files)),
       settings.maxFileBytes,
+    );
+    this.etherCat = new AdsEtherCat(
+      (what, fn) => this.#use(what, (_, client) => fn(client)),
+      settings.targetNetId,
     );
   }
 

@@ -5,6 +5,7 @@ import { ProgramBuilder, SimulatedPlc, type FileStore } from '../../simulator/en
 import {
   declareScenario,
   declareTypesOfScenario,
+  etherCatOf,
   formatProblem,
   loadScenario,
   ScenarioError,
@@ -72,9 +73,11 @@ function createTarget(
         ctx.config.settings.Files?.MaxBytes,
       )
     : undefined;
+  const ethercat = scenario ? etherCatOf(scenario) : undefined;
   const plc = new SimulatedPlc(builder.build(), {
     ...(files ? { files } : {}),
     ...(ctx.clock ? { clock: ctx.clock } : {}),
+    ...(ethercat ? { ethercat } : {}),
   });
   const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, ctx.log);
   if (declared) attachScenario(target, declared, settings.ScenarioAutoStart ?? false);

@@ -8,6 +8,8 @@ import {
   type SimulatedPlc,
   type TypeRegistry,
 } from '../../simulator/engine/index.ts';
+import type { EtherCatPort } from '../ethercat-port.ts';
+import { SimulatedEtherCat } from './simulated-ethercat.ts';
 import type {
   AdsState,
   BatchReadItem,
@@ -36,6 +38,7 @@ export class SimulatedTarget implements PlcTarget {
   /** The simulated PLC itself, for the scenario runtime and the ADS server. */
   readonly plc: SimulatedPlc;
   readonly files: PlcFiles;
+  readonly etherCat: EtherCatPort;
   /** Set by a scenario runtime when the target has a Scenario. */
   simulation?: SimulationControl;
 
@@ -57,6 +60,7 @@ export class SimulatedTarget implements PlcTarget {
       write: (path, content) => this.#connected().then(() => plc.files.write(path, content)),
       list: (dir) => this.#connected().then(() => plc.files.list(dir)),
     };
+    this.etherCat = new SimulatedEtherCat(plc.ethercat, (fn) => this.#run(fn));
   }
 
   start(): Promise<void> {
