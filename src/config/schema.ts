@@ -21,6 +21,7 @@ export const featureNames = [
   'Notifications',
   'Alarms',
   'Simulation',
+  'Mcp',
 ] as const;
 export type FeatureName = (typeof featureNames)[number];
 
@@ -36,6 +37,7 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
   Lifecycle: false,
   Alarms: false,
   Simulation: false,
+  Mcp: false,
 };
 
 const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);
@@ -205,6 +207,14 @@ export const SettingsSchema = Type.Object(
     ),
     Files: Type.Object(
       { MaxBytes: PositiveInt(16 * 1024 * 1024) },
+      { additionalProperties: false, default: {} },
+    ),
+    Mcp: Type.Object(
+      {
+        SessionIdleMinutes: PositiveInt(30, 'an MCP session without a request for this long is closed'),
+        MaxSessionsPerUser: PositiveInt(10, 'open MCP sessions per user (sub)'),
+        MaxSessions: PositiveInt(500, 'open MCP sessions in all'),
+      },
       { additionalProperties: false, default: {} },
     ),
     Audit: Type.Object(

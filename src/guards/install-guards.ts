@@ -1,13 +1,14 @@
 // The guard chain, one onRequest hook so it runs before body parsing and validation, in the documented order:
-// 401 auth -> 429 global limit -> 501 feature flag -> 403 policy -> 404 plc -> 403 plc_access -> 429 route limit.
+// 401 auth -> 429 global limit -> then the admission checks (admission.ts): 501 feature flag -> 403 policy ->
+// 404 plc -> 403 plc_access -> 429 route limit.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config/schema.ts';
 import { AppError } from '../errors.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
 import { extractBearerToken } from './auth/bearer.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
-import { describePolicy, satisfiesPolicy } from './policies.ts';
-import { canAccessPlc, principalFromClaims, type Principal } from './principal.ts';
+import { createAdmission } from './admission.ts';
+import { principalFromClaims, type Principal } from './principal.ts';
 import type { RateLimits } from './rate-limit/rate-limits.ts';
 import '../http/route-config.ts';
 
@@ -18,14 +19,23 @@ export interface GuardDeps {
   readonly limits: RateLimits;
 }
 
-/** True for routes that need a bearer token: everything under /api, and any route naming a policy. */
-export function requiresToken(url: string | undefined, policy: unknown): boolean {
-  return url === '/api' || (url?.startsWith('/api/') ?? false) || policy !== undefined;
+/** True for routes that need a bearer token: everything under /api, and any route naming a policy or `authenticate`. */
+export function requiresToken(
+  url: string | undefined,
+  options: { policy?: unknown; authenticate?: boolean },
+): boolean {
+  return (
+    url === '/api' ||
+    (url?.startsWith('/api/') ?? false) ||
+    options.policy !== undefined ||
+    options.authenticate === true
+  );
 }
 
 export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const { config, registry, verifier, limits } = deps;
   const auth = config.settings.Auth;
+  const admit = createAdmission({ config, registry, limits });
   app.decorateRequest('principal', null);
   app.decorateRequest('plcTarget', null);
   // WebSocket routes (`{ websocket: true }` or a `wsHandler`, as @fastify/websocket declares them) get the
@@ -49,39 +59,17 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
     const options = request.routeOptions.config;
-    const principal = requiresToken(request.routeOptions.url, options.policy)
+    const principal = requiresToken(request.routeOptions.url, options)
       ? await authenticate(request, options.websocket === true)
       : null;
     request.principal = principal;
     if (principal !== null) limits.global(principal.sub);
 
-    const feature = options.feature;
-    if (feature !== undefined && !config.features[feature]) {
-      throw new AppError('FEATURE_DISABLED', `The ${feature} feature is disabled (Features:${feature}).`);
-    }
-    if (options.policy !== undefined && (principal === null || !satisfiesPolicy(principal, options.policy))) {
-      throw new AppError('FORBIDDEN', `The token does not grant this: ${describePolicy(options.policy)}`);
-    }
-
-    // From here on the PLC is named by its configured id, however the path spelled it (limits, messages).
-    let plcId: string | undefined;
-    if (options.plcScoped === true) {
-      const asked = (request.params as { plcId?: unknown }).plcId;
-      const target = typeof asked === 'string' ? registry.get(asked) : undefined;
-      if (target === undefined) {
-        throw new AppError('PLC_NOT_FOUND', 'No PLC is configured under this plcId.');
-      }
-      plcId = target.id;
-      if (principal !== null && !canAccessPlc(principal, plcId)) {
-        throw new AppError('PLC_ACCESS_DENIED', `The token's plc_access claim does not include ${plcId}.`);
-      }
-      request.plcTarget = target;
-    }
-
-    const routeLimits =
-      options.limit === undefined ? [] : typeof options.limit === 'string' ? [options.limit] : options.limit;
-    const user = principal?.sub ?? `ip:${request.ip}`;
-    for (const name of routeLimits) limits.route(name, plcId === undefined ? { user } : { user, plcId });
+    request.plcTarget = admit(options, {
+      principal,
+      plcId: (request.params as { plcId?: unknown }).plcId,
+      user: principal?.sub ?? `ip:${request.ip}`,
+    });
   });
 }
 

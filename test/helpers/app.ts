@@ -15,6 +15,8 @@ export interface TestAppOptions {
   /** Clock for token times (exp, nbf, iat). */
   tokenNow?: () => number;
   logger?: AppDeps['logger'];
+  /** Waits between samples of long-running operations (watch_variables). */
+  sleep?: AppDeps['sleep'];
   /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
   streamTimings?: AppDeps['streamTimings'];
   /** Runs before the app is made ready: add test-only routes here. */
@@ -29,6 +31,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
   });
   await options.extend?.(app);
   await app.ready();

@@ -8,7 +8,7 @@ import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
-import { AlarmService } from './service.ts';
+import { AlarmService, alarmServiceKey } from './service.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
 
 const HealthStatus = Type.Union([
@@ -24,7 +24,7 @@ const AlarmHealth = Type.Object({
 const cultures = (request: FastifyRequest): string[] =>
   parseAcceptLanguage(request.headers['accept-language']);
 
-export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }) => {
+export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now, services }) => {
   const alarmSettings = config.settings.PlcAlarms;
   const catalogFile = alarmSettings.TextCatalog;
   const catalog =
@@ -34,6 +34,7 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
           app.log.warn({ key, catalog: catalogFile }, 'alarm key has no text in PlcAlarms.TextCatalog'),
         );
   const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog });
+  services.provide(alarmServiceKey, service);
   if (config.features.Alarms) {
     app.addHook('onReady', () => service.start());
     app.addHook('onClose', () => service.stop());
