@@ -2,6 +2,7 @@
 // 401 auth -> 429 global limit -> then the admission checks (admission.ts): 501 feature flag -> 403 policy ->
 // 404 plc -> 403 plc_access -> 429 route limit.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { JWTPayload } from 'jose';
 import type { Config } from '../config/schema.ts';
 import { AppError } from '../errors.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
@@ -35,7 +36,7 @@ export function requiresToken(
 export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const { config, registry, verifier, limits } = deps;
   const auth = config.settings.Auth;
-  const admit = createAdmission({ config, registry, limits });
+  const admission = createAdmission({ config, registry, limits });
   app.decorateRequest('principal', null);
   app.decorateRequest('plcTarget', null);
   // WebSocket routes (`{ websocket: true }` or a `wsHandler`, as @fastify/websocket declares them) get the
@@ -46,30 +47,73 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
       route.config = { ...route.config, websocket: true };
   });
 
-  const authenticate = async (request: FastifyRequest, websocket: boolean): Promise<Principal> => {
-    const token = extractBearerToken(request, websocket);
-    const claims = await verifier.verify(token);
-    return principalFromClaims(claims, {
-      roleClaimType: auth.RoleClaimType,
-      defaultPlcAccess: auth.DefaultPlcAccess,
-      plcAccessClaimFormat: auth.PlcAccessClaimFormat,
-    });
+  // A principal per verified claims object: a cached token yields the same object, so its principal is built once.
+  const principals = new WeakMap<JWTPayload, Principal>();
+  const principalFor = (claims: JWTPayload): Principal => {
+    let principal = principals.get(claims);
+    if (principal === undefined) {
+      principal = principalFromClaims(claims, {
+        roleClaimType: auth.RoleClaimType,
+        defaultPlcAccess: auth.DefaultPlcAccess,
+        plcAccessClaimFormat: auth.PlcAccessClaimFormat,
+      });
+      principals.set(claims, principal);
+    }
+    return principal;
   };
 
-  app.addHook('onRequest', async (request) => {
-    if (request.is404) return;
+  const admit = (request: FastifyRequest, principal: Principal | null): void => {
     const options = request.routeOptions.config;
-    const principal = requiresToken(request.routeOptions.url, options)
-      ? await authenticate(request, options.websocket === true)
-      : null;
     request.principal = principal;
     if (principal !== null) limits.global(principal.sub);
 
-    request.plcTarget = admit(options, {
+    request.plcTarget = admission(options, {
       principal,
       plcId: (request.params as { plcId?: unknown }).plcId,
       user: principal?.sub ?? `ip:${request.ip}`,
     });
+  };
+
+  /** Admits the request now and answers undefined, or answers the token that must be verified first. */
+  const admitKnown = (request: FastifyRequest): string | undefined => {
+    if (request.is404) return undefined;
+    const options = request.routeOptions.config;
+    if (!requiresToken(request.routeOptions.url, options)) {
+      admit(request, null);
+      return undefined;
+    }
+    const token = extractBearerToken(request, options.websocket === true);
+    const known = verifier.known(token);
+    if (known === undefined) return token;
+    admit(request, principalFor(known));
+    return undefined;
+  };
+
+  // A callback hook rather than an async one: a token verified earlier is admitted without a promise in between.
+  app.addHook('onRequest', (request, _reply, done) => {
+    let unverified: string | undefined;
+    try {
+      unverified = admitKnown(request);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    if (unverified === undefined) {
+      done();
+      return;
+    }
+    verifier.verify(unverified).then(
+      (claims) => {
+        let refused: Error | undefined;
+        try {
+          admit(request, principalFor(claims));
+        } catch (err) {
+          refused = err as Error;
+        }
+        done(refused);
+      },
+      (err: unknown) => done(err as Error),
+    );
   });
 }
 

@@ -1,7 +1,7 @@
 // Audit at the HTTP edge: a route declares `config: { audit: { action, target } }` and every request to it that
 // passed authentication is recorded once, whatever its outcome, except 401 (no caller) and 429 (not attempted).
 // Handlers add what only they know (old and new values, a refined target) with noteAudit().
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditAction, AuditError } from '../audit/store.ts';
 import type { AuditTrail } from '../audit/trail.ts';
 import { renderError } from './error-handler.ts';
@@ -63,8 +63,9 @@ export function installAudit(app: FastifyInstance, trail: AuditTrail): void {
     done();
   });
 
-  // onSend runs before the answer leaves, so a record exists by the time the caller sees the outcome.
-  app.addHook('onSend', async (request, reply, payload) => {
+  // onSend runs before the answer leaves, so a record exists by the time the caller sees the outcome. Only audited
+  // routes carry the hook: reads pay nothing for it.
+  const record = async (request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> => {
     const route = request.routeOptions.config.audit;
     const principal = request.principal;
     if (route === undefined || principal === null) return payload;
@@ -86,6 +87,11 @@ export function installAudit(app: FastifyInstance, trail: AuditTrail): void {
       ...('newValue' in note ? { newValue: note.newValue } : {}),
     });
     return payload;
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.config?.audit === undefined) return;
+    const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
+    route.onSend = [...own, record];
   });
 }
 

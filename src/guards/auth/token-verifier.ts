@@ -13,6 +13,8 @@ const cacheTtlMs = 60_000;
 export interface TokenVerifier {
   readonly source: KeySource['kind'];
   verify(token: string): Promise<JWTPayload>;
+  /** The claims of a token verified earlier and still valid, without waiting; undefined when it must be verified. */
+  known(token: string): JWTPayload | undefined;
 }
 
 // Compact JWS: three base64url segments, no padding. jose's decoder tolerates '=', so the shape is checked first.
@@ -41,6 +43,9 @@ export function createTokenVerifier(
   });
   return {
     source: source.kind,
+    known(token) {
+      return compactJws.test(token) ? verified.get(token, now(), source.generation?.()) : undefined;
+    },
     async verify(token) {
       if (!compactJws.test(token))
         throw invalidToken('The token is not a valid JWT (compact form, base64url).');
