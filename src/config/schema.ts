@@ -214,6 +214,8 @@ export const SettingsSchema = Type.Object(
         SessionIdleMinutes: PositiveInt(30, 'an MCP session without a request for this long is closed'),
         MaxSessionsPerUser: PositiveInt(10, 'open MCP sessions per user (sub)'),
         MaxSessions: PositiveInt(500, 'open MCP sessions in all'),
+        WatchMaxSeconds: PositiveInt(60, 'longest watch_variables run'),
+        WatchMaxSymbols: PositiveInt(10, 'symbols one watch_variables call samples'),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -2,7 +2,6 @@
 // end a session). The guards verify the bearer token first, so a bad token is a 401 before any MCP message;
 // each session belongs to its user and is served by its own SDK transport and server.
 import { randomUUID } from 'node:crypto';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply } from 'fastify';
@@ -10,6 +9,9 @@ import { createAdmission } from '../../guards/admission.ts';
 import { principalOf } from '../../guards/install-guards.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { attachPrincipal } from './caller.ts';
+import { createGuarded } from './guarded.ts';
+import { promptsPart } from './prompts.ts';
+import { resourcesPart } from './resources.ts';
 import { createSessionServer, type SessionPart } from './session-server.ts';
 import { SessionTable, type SessionHandle } from './sessions.ts';
 import { ToolRunner } from './tool-kit.ts';
@@ -17,7 +19,8 @@ import { allTools } from './tools/index.ts';
 
 interface Session extends SessionHandle {
   readonly transport: StreamableHTTPServerTransport;
-  readonly server: McpServer;
+  /** Server streams (GET) open now: a subscription only keeps a session alive while someone listens. */
+  openStreams: number;
 }
 
 // Sessions are swept at every /mcp request; this also frees idle ones when no request comes at all.
@@ -27,14 +30,16 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
   const { config } = context;
   const settings = config.settings.Mcp;
   const log = app.log;
+  const admit = createAdmission(context);
   const runner = new ToolRunner(allTools({ context, log }), {
     config,
-    admit: createAdmission(context),
+    admit,
     routes: context.routes,
     audit: context.audit,
     log,
   });
-  const parts: SessionPart[] = [];
+  const guarded = createGuarded(admit, context.routes);
+  const parts: SessionPart[] = [resourcesPart(context, guarded, log), promptsPart(context, guarded)];
   const sessions = new SessionTable<Session>(
     {
       idleMs: settings.SessionIdleMinutes * 60_000,
@@ -61,16 +66,14 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
     });
     const session: Session = {
       transport,
-      server,
-      close: async () => {
-        await server.close();
-      },
-      busy: () => false,
+      openStreams: 0,
+      close: () => server.close(),
+      busy: () => session.openStreams > 0 && server.busy(),
     };
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
     };
-    await server.connect(transport);
+    await server.server.connect(transport);
     return session;
   };
 
@@ -100,6 +103,11 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
         return rpcError(reply, 400, -32000, 'Send the Mcp-Session-Id header, or initialize a session first.');
       }
       attachPrincipal(request.raw, principal);
+      if (request.method === 'GET') {
+        const listening = session;
+        listening.openStreams++;
+        request.raw.once('close', () => void listening.openStreams--);
+      }
       reply.hijack();
       try {
         await session.transport.handleRequest(request.raw, reply.raw, request.body);

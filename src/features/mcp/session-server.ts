@@ -13,16 +13,37 @@ const instructions =
   'them, watch_variables samples them over time. Every call applies the caller token’s policy and plc_access: ' +
   'a refused call answers isError with the gateway’s error code (FORBIDDEN, PLC_ACCESS_DENIED, ...).';
 
-/** Adds what a session offers besides tools (resources, prompts). */
-export type SessionPart = (server: McpServer) => void;
+/** What a part of a session holds: whether it is in use without requests, and how to let go of it. */
+export interface PartHandle {
+  busy(): boolean;
+  close(): void;
+}
 
-export function createSessionServer(runner: ToolRunner, parts: readonly SessionPart[]): McpServer {
+/** Adds what a session offers besides tools (resources, prompts); called before the server connects. */
+export type SessionPart = (server: McpServer) => PartHandle;
+
+export interface SessionServer {
+  readonly server: McpServer;
+  /** A part is in use (a resource subscription). */
+  busy(): boolean;
+  /** Ends the server and lets go of what its parts hold. */
+  close(): Promise<void>;
+}
+
+export function createSessionServer(runner: ToolRunner, parts: readonly SessionPart[]): SessionServer {
   const mcp = new McpServer({ name: 'plc-gateway', version: packageVersion() }, { instructions });
   mcp.server.registerCapabilities({ tools: { listChanged: false } });
   mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: runner.list() }));
   mcp.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     runner.call(request.params.name, request.params.arguments, callerOf(extra)),
   );
-  for (const part of parts) part(mcp);
-  return mcp;
+  const handles = parts.map((part) => part(mcp));
+  return {
+    server: mcp,
+    busy: () => handles.some((h) => h.busy()),
+    close: async () => {
+      for (const h of handles) h.close();
+      await mcp.close();
+    },
+  };
 }

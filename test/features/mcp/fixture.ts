@@ -10,6 +10,7 @@ import type { SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import type { AppDeps } from '../../../src/app.ts';
 import { buildTestApp } from '../../helpers/app.ts';
 import type { SettingsOverrides } from '../../helpers/config.ts';
+import { Signal } from '../../helpers/signal.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { alarmSettings, createPlant } from '../alarms/fixture.ts';
 
@@ -37,11 +38,52 @@ export interface RigOptions {
   sleep?: AppDeps['sleep'];
 }
 
+/**
+ * A PLC clock 10 ms ahead per simulated ms (never going back on reset): a scan samples its watches before the
+ * simulation counts it, so each scan of a multi-cycle step is a cycle time later for the PLC and the alarm
+ * monitor sees every scan's change, however little wall time the step took.
+ */
+function followingClock(): { now: () => number; follow(target: SimulatedTarget): void } {
+  let followed: SimulatedTarget | undefined;
+  let carried = 0;
+  let last = 0;
+  return {
+    now: () => {
+      const elapsed = followed?.simulation?.state().elapsedMs ?? 0;
+      if (elapsed < last) carried += last;
+      last = elapsed;
+      return Date.now() + 10 * (carried + elapsed);
+    },
+    follow: (target) => void (followed = target),
+  };
+}
+
+async function plant(id: string): Promise<SimulatedTarget> {
+  const clock = followingClock();
+  const target = await createPlant(id, clock.now);
+  clock.follow(target);
+  return target;
+}
+
 export async function startMcpRig(options: RigOptions = {}): Promise<McpRig> {
-  const line1 = await createPlant('line1');
-  const line2 = await createPlant('line2');
+  const line1 = await plant('line1');
+  const line2 = await plant('line2');
   const base = alarmSettings({}, {});
+  // Server streams (GET /mcp) seen per session: connect() waits for its own, so that no test's notification
+  // can be sent before the client listens.
+  const streams = new Map<string, number>();
+  const streamSeen = new Signal();
   const app = await buildTestApp({
+    extend: (instance) => {
+      instance.addHook('onRequest', (request, _reply, done) => {
+        const session = request.headers['mcp-session-id'];
+        if (request.method === 'GET' && request.url === '/mcp' && typeof session === 'string') {
+          streams.set(session, (streams.get(session) ?? 0) + 1);
+          streamSeen.notify();
+        }
+        done();
+      });
+    },
     targets: [line1, line2],
     settings: {
       ...base,
@@ -69,6 +111,14 @@ export async function startMcpRig(options: RigOptions = {}): Promise<McpRig> {
       });
       await client.connect(transport);
       clients.push(client);
+      const session = transport.sessionId;
+      await streamSeen.until(
+        () => session !== undefined && streams.has(session),
+        10_000,
+        () => 'the server stream',
+      );
+      // The stream's request is taken in before this round trip's: the server is listening once it returns.
+      await client.ping();
       return client;
     },
     async http(method, path, claims = admin) {

@@ -3,7 +3,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { manualClock } from '../../helpers/app.ts';
+import { Signal } from '../../helpers/signal.ts';
 import { admin, dataOf, errorOf, operator, startMcpRig, viewer, type McpRig } from './fixture.ts';
 
 const clock = manualClock(Date.UTC(2026, 10, 22, 8, 0, 0));
@@ -28,6 +30,31 @@ test('a session idle for Mcp.SessionIdleMinutes is gone (404); a request before 
   await assert.rejects(client.callTool(list), /404|Session not found/);
   const again = await rig.connect({ ...viewer, sub: 'idle' });
   dataOf(await again.callTool(list));
+});
+
+test('a session listening for a subscribed resource on its open stream is not idle', async () => {
+  const listening = await rig.connect({ ...viewer, sub: 'listener' });
+  const heard = new Signal();
+  let updates = 0;
+  listening.setNotificationHandler(ResourceUpdatedNotificationSchema, () => {
+    updates++;
+    heard.notify();
+  });
+  await listening.subscribeResource({ uri: 'plc-gateway://plcs/line1/alarms' });
+  // An update reaching the client proves its server stream is open.
+  assert.equal((await rig.http('POST', '/api/plcs/line1/sim/step?cycles=1')).status, 200);
+  await heard.until(
+    () => updates > 0,
+    10_000,
+    () => 'resources/updated',
+  );
+  const quiet = await rig.connect({ ...viewer, sub: 'quiet' });
+  clock.advance(31 * 60_000);
+  await assert.rejects(quiet.callTool({ name: 'list_plcs', arguments: {} }), /404|Session not found/);
+  dataOf(await listening.callTool({ name: 'list_plcs', arguments: {} }));
+  await listening.unsubscribeResource({ uri: 'plc-gateway://plcs/line1/alarms' });
+  clock.advance(31 * 60_000);
+  await assert.rejects(listening.callTool({ name: 'list_plcs', arguments: {} }), /404|Session not found/);
 });
 
 test('Mcp.MaxSessionsPerUser: one more session is 429 CONNECTION_LIMIT; ending one makes room', async () => {
