@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
 import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
+import { startCluster } from './cluster/start-cluster.ts';
 import { auditRoutes } from './features/admin/audit-routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
@@ -59,6 +60,8 @@ export interface AppDeps {
   readonly auditStore?: AuditStore;
   /** Stream timers (hub ping and client timeout, SSE heartbeat); tests shorten them. */
   readonly streamTimings?: Partial<StreamTimings>;
+  /** The port the app will listen on, for the default `Cluster.ReplicaId` (host name and port). */
+  readonly port?: number;
 }
 
 const oneMiB = 1024 * 1024;
@@ -96,8 +99,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     else void parseJson(request, text, done);
   });
 
-  const limits = createRateLimits(settings.RateLimiting, now);
-
   // Error and not-found handlers first: fastify binds a route's error handler when the route is registered.
   installErrorHandlers(app, createRouteIndex());
   const routes = installRouteCatalog(app);
@@ -105,17 +106,21 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installStrictQueryNumbers(app);
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
   const metrics = installMetrics(app);
+  const cluster = await startCluster(settings, { log: app.log, metrics, now, port: deps.port });
+  if (cluster) app.addHook('onClose', () => cluster.close());
+  const limits = createRateLimits(settings.RateLimiting, now, cluster?.limiterStore);
   await installOpenApi(app, config);
   // Before the guards: the WebSocket plugin must mark upgrade requests first, so a refused upgrade's socket is
   // closed after its JSON answer.
-  const streams = await installStreams(app, settings, metrics, deps.streamTimings);
+  const streams = await installStreams(app, settings, metrics, deps.streamTimings, cluster?.streamLedger);
   installGuards(app, {
     config,
     registry: deps.registry,
     verifier: createTokenVerifier(settings.Auth, keySource, deps.tokenNow),
     limits,
   });
-  const audit = new AuditTrail(deps.auditStore ?? new MemoryAuditStore(settings.Audit.Length), app.log, now);
+  const auditStore = deps.auditStore ?? cluster?.auditStore ?? new MemoryAuditStore(settings.Audit.Length);
+  const audit = new AuditTrail(auditStore, app.log, now);
   installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
@@ -130,6 +135,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
     services: createServiceDirectory(),
     routes,
+    ...(cluster ? { cluster } : {}),
   };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);

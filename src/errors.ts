@@ -28,6 +28,7 @@ export const errorCatalog = {
   ADS_ERROR: { status: 502, message: 'The PLC answered with an ADS error.' },
   ALARM_ACK_FAILED: { status: 502, message: 'The PLC refused the acknowledgement.' },
   PLC_UNAVAILABLE: { status: 503, message: 'The PLC is not connected.' },
+  CLUSTER_UNAVAILABLE: { status: 503, message: 'The shared store of the replicas (Redis) is unreachable.' },
   ADS_TIMEOUT: { status: 504, message: 'The PLC did not answer in time.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -81,17 +81,19 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const log = createLogger(logOut.stream, config.settings.Logging.Level);
   for (const w of config.warnings) log.warn({ setting: w.setting }, w.message);
   const registry = createRegistry(await buildTargets(config, log));
+  const address = listenAddress(config, stringOption(parsed, 'host'), port);
   // Loaded here so that the other commands (token) start without loading the HTTP stack.
   const { buildApp } = await import('../app.ts');
-  const app = await buildApp(config, { registry, loggerInstance: log }).catch(async (err: unknown) => {
-    await registry.closeAll();
-    await logOut.close();
-    throw err;
-  });
+  const app = await buildApp(config, { registry, loggerInstance: log, port: address.port }).catch(
+    async (err: unknown) => {
+      await registry.closeAll();
+      await logOut.close();
+      throw err;
+    },
+  );
   // The crash itself goes to the log too; pino's exit handler flushes it with everything still buffered.
   const onCrash = (err: Error): void => app.log.fatal({ err }, 'uncaught exception, exiting');
   process.on('uncaughtExceptionMonitor', onCrash);
-  const address = listenAddress(config, stringOption(parsed, 'host'), port);
   try {
     await registry.startAll();
     await app.listen({ host: address.host, port: address.port });

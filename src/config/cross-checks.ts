@@ -91,11 +91,25 @@ function urlRules(settings: Record<string, unknown>): string[] {
   return parsed.ok ? [] : [`Urls: ${parsed.problem}`];
 }
 
+/** A simulation must have one clock: replicas each running their own copy would disagree. */
+function clusterRules(settings: Record<string, unknown>): string[] {
+  const cluster = isRecord(settings.Cluster) ? settings.Cluster : {};
+  if (cluster.Redis === undefined) return [];
+  const targets = isRecord(settings.PlcTargets) ? settings.PlcTargets : {};
+  return Object.entries(targets)
+    .filter(([, target]) => isRecord(target) && target.Mode === 'Simulated')
+    .map(
+      ([id]) =>
+        `PlcTargets.${id}.Mode: Simulated targets are refused in cluster mode (Cluster.Redis): run the simulation ` +
+        'once with `plc-gateway sim-ads` and point a Real target at it from every replica',
+    );
+}
+
 /** Every cross-field problem; tolerant of values the schema already rejected. */
 export function crossFieldProblems(
   settings: Settings | Record<string, unknown>,
   nodeEnv: string | undefined,
 ): string[] {
   const s = settings as Record<string, unknown>;
-  return [...urlRules(s), ...authRules(s, nodeEnv), ...targetRules(s)];
+  return [...urlRules(s), ...authRules(s, nodeEnv), ...targetRules(s), ...clusterRules(s)];
 }

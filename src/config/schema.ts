@@ -219,6 +219,33 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    Cluster: Type.Object(
+      {
+        Redis: Type.Optional(
+          Type.String({
+            pattern: '^rediss?://',
+            errorMessage: 'must be a redis:// or rediss:// (TLS) URL',
+            description:
+              'Shared store of the replicas; absent: one process, all state in memory. redis://[user:password@]host:port[/db]',
+          }),
+        ),
+        Password: Type.Optional(
+          Type.String({ minLength: 1, description: 'Redis password, when it is not in the URL' }),
+        ),
+        ReplicaId: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 128,
+            pattern: '^[^\\s]+$',
+            errorMessage: 'must be 1-128 characters without spaces',
+            description: 'This replica in listings, leases and health; default: host name and port',
+          }),
+        ),
+        HeartbeatSeconds: PositiveInt(5, "a replica's entries expire 3 heartbeats after it stops"),
+        LeaseSeconds: PositiveInt(5, 'alarm monitoring lease; a dead holder is replaced within it'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     Audit: Type.Object(
       { Length: PositiveInt(10000, 'audit records kept in memory; older ones are dropped') },
       { additionalProperties: false, default: {} },

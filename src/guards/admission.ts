@@ -7,7 +7,7 @@ import type { TargetRegistry } from '../targets/registry.ts';
 import type { PlcTarget } from '../targets/target.ts';
 import { describePolicy, satisfiesPolicy, type PolicyName } from './policies.ts';
 import { canAccessPlc, type Principal } from './principal.ts';
-import type { RateLimits, RouteLimitName } from './rate-limit/rate-limits.ts';
+import type { LimitSubject, RateLimits, RouteLimitName } from './rate-limit/rate-limits.ts';
 
 /** What a route (or a tool mirroring it) demands of its caller. */
 export interface AdmissionRule {
@@ -31,10 +31,29 @@ export interface AdmissionRequest {
   readonly user: string;
 }
 
-export type Admit = (rule: AdmissionRule, request: AdmissionRequest) => PlcTarget | null;
+export interface Admitted {
+  /** The PLC a plcScoped rule names; null otherwise. */
+  readonly target: PlcTarget | null;
+  /** Pending while a shared limit store decides (it rejects with 429); undefined when decided in memory. */
+  readonly spent: Promise<void> | undefined;
+}
 
-/** Builds the admission check; it returns the PLC a plcScoped rule names (null otherwise) or throws AppError. */
+export type Admit = (rule: AdmissionRule, request: AdmissionRequest) => Admitted;
+
+/** Builds the admission check; it throws AppError for a refusal decided at once. */
 export function createAdmission({ config, registry, limits }: AdmissionDeps): Admit {
+  const spendRouteLimits = (
+    names: readonly RouteLimitName[],
+    subject: LimitSubject,
+    from = 0,
+  ): Promise<void> | undefined => {
+    for (let i = from; i < names.length; i++) {
+      const spent = limits.route(names[i] as RouteLimitName, subject);
+      if (spent instanceof Promise) return spent.then(() => spendRouteLimits(names, subject, i + 1));
+    }
+    return undefined;
+  };
+
   return (rule, { principal, plcId: asked, user }) => {
     const feature = rule.feature;
     if (feature !== undefined && !config.features[feature]) {
@@ -55,10 +74,8 @@ export function createAdmission({ config, registry, limits }: AdmissionDeps): Ad
       target = found;
     }
 
-    const routeLimits =
-      rule.limit === undefined ? [] : typeof rule.limit === 'string' ? [rule.limit] : rule.limit;
-    for (const name of routeLimits)
-      limits.route(name, target === null ? { user } : { user, plcId: target.id });
-    return target;
+    const names = rule.limit === undefined ? [] : typeof rule.limit === 'string' ? [rule.limit] : rule.limit;
+    const spent = spendRouteLimits(names, target === null ? { user } : { user, plcId: target.id });
+    return { target, spent };
   };
 }

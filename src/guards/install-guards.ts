@@ -62,56 +62,63 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     return principal;
   };
 
-  const admit = (request: FastifyRequest, principal: Principal | null): void => {
-    const options = request.routeOptions.config;
+  // Limits kept in memory decide at once, so admission stays synchronous; a shared store (Redis) answers later
+  // and the rest of the chain runs when it has.
+  const admit = (request: FastifyRequest, principal: Principal | null): Promise<void> | undefined => {
     request.principal = principal;
-    if (principal !== null) limits.global(principal.sub);
+    const spent = principal === null ? undefined : limits.global(principal.sub);
+    if (spent instanceof Promise) return spent.then(() => admitPastGlobal(request, principal));
+    return admitPastGlobal(request, principal);
+  };
 
-    request.plcTarget = admission(options, {
+  const admitPastGlobal = (
+    request: FastifyRequest,
+    principal: Principal | null,
+  ): Promise<void> | undefined => {
+    const options = request.routeOptions.config;
+
+    const { target, spent } = admission(options, {
       principal,
       plcId: (request.params as { plcId?: unknown }).plcId,
       user: principal?.sub ?? `ip:${request.ip}`,
     });
+    request.plcTarget = target;
+    return spent;
   };
 
-  /** Admits the request now and answers undefined, or answers the token that must be verified first. */
-  const admitKnown = (request: FastifyRequest): string | undefined => {
+  /**
+   * Admits the request now (undefined), or later (a promise: a shared limit store is asked), or answers the token
+   * that must be verified first (a string).
+   */
+  const admitKnown = (request: FastifyRequest): string | undefined | Promise<void> => {
     if (request.is404) return undefined;
     const options = request.routeOptions.config;
-    if (!requiresToken(request.routeOptions.url, options)) {
-      admit(request, null);
-      return undefined;
-    }
+    if (!requiresToken(request.routeOptions.url, options)) return admit(request, null);
     const token = extractBearerToken(request, options.websocket === true);
     const known = verifier.known(token);
     if (known === undefined) return token;
-    admit(request, principalFor(known));
-    return undefined;
+    return admit(request, principalFor(known));
   };
 
   // A callback hook rather than an async one: a token verified earlier is admitted without a promise in between.
   app.addHook('onRequest', (request, _reply, done) => {
-    let unverified: string | undefined;
+    let outcome: string | undefined | Promise<void>;
     try {
-      unverified = admitKnown(request);
+      outcome = admitKnown(request);
     } catch (err) {
       done(err as Error);
       return;
     }
-    if (unverified === undefined) {
+    if (outcome === undefined) {
       done();
       return;
     }
-    verifier.verify(unverified).then(
-      (claims) => {
-        let refused: Error | undefined;
-        try {
-          admit(request, principalFor(claims));
-        } catch (err) {
-          refused = err as Error;
-        }
-        done(refused);
-      },
+    const later =
+      typeof outcome === 'string'
+        ? verifier.verify(outcome).then((claims) => admit(request, principalFor(claims)))
+        : outcome;
+    later.then(
+      () => done(),
       (err: unknown) => done(err as Error),
     );
   });

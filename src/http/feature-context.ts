@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import type { AuditTrail } from '../audit/trail.ts';
+import type { ClusterServices } from '../cluster/start-cluster.ts';
 import type { Config } from '../config/schema.ts';
 import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
@@ -33,6 +34,8 @@ export type FeatureContext = {
   readonly services: ServiceDirectory;
   /** Every route's options, for front doors that apply the rules of the route they mirror. */
   readonly routes: RouteCatalog;
+  /** Cluster mode only (`Cluster.Redis`): the replicas' shared state. */
+  readonly cluster?: ClusterServices;
 };
 
 /** The fastify instance a feature registers its routes on (TypeBox type provider). */

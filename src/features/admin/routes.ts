@@ -15,6 +15,7 @@ const Connection = Type.Object({
   symbols: Type.Array(Type.String(), { description: 'Subscribed symbol paths' }),
   sent: Type.Integer({ description: 'Events written to the client' }),
   dropped: Type.Integer({ description: 'Events dropped from its full queue' }),
+  replica: Type.Optional(Type.String({ description: 'Cluster mode: the ReplicaId serving the stream' })),
 });
 
 const config = { policy: 'Admin' } as const;
@@ -30,7 +31,7 @@ export const adminRoutes: FeaturePlugin = (app, { streams }) => {
       },
       config,
     },
-    () => ok(streams.registry.list()),
+    async () => ok(await streams.registry.listAll()),
   );
 
   app.delete(
@@ -44,11 +45,11 @@ export const adminRoutes: FeaturePlugin = (app, { streams }) => {
       },
       config: { ...config, audit: auditParam('connection.terminate', 'id') },
     },
-    (request) => {
+    async (request) => {
       const { id } = request.params;
-      const plcId = streams.registry.list().find((c) => c.id === id)?.plcId ?? null;
-      noteAudit(request, { plcId });
-      if (!streams.registry.terminate(id)) throw new AppError('NOT_FOUND', 'No open stream has this id.');
+      const ended = await streams.registry.end(id);
+      noteAudit(request, { plcId: ended?.plcId ?? null });
+      if (ended === undefined) throw new AppError('NOT_FOUND', 'No open stream has this id.');
       return ok({ id, terminated: true as const });
     },
   );

@@ -13,12 +13,14 @@ const HealthReport = Type.Object({
       name: Type.String(),
       status: Status,
       description: Type.String(),
-      data: Type.Record(Type.String(), Type.String(), { description: 'Connection state by plcId' }),
+      data: Type.Record(Type.String(), Type.Unknown(), {
+        description: 'plc-connectivity: connection state by plcId; cluster: replica, redis, replicas, leases',
+      }),
     }),
   ),
 });
 
-export const healthRoutes: FeaturePlugin = (app, { registry }) => {
+export const healthRoutes: FeaturePlugin = (app, { registry, cluster }) => {
   app.get(
     '/health/live',
     {
@@ -36,12 +38,13 @@ export const healthRoutes: FeaturePlugin = (app, { registry }) => {
     {
       schema: {
         tags: ['Health'],
-        summary: 'Ready: PLC connectivity (Healthy 200, Degraded 200, Unhealthy 503)',
+        summary:
+          'Ready: PLC connectivity, and the cluster when there is one (Healthy 200, Degraded 200, Unhealthy 503)',
         response: { 200: HealthReport, 503: HealthReport },
       },
     },
-    (_request, reply) => {
-      const report = readiness(registry.list());
+    async (_request, reply) => {
+      const report = readiness(registry.list(), cluster ? [await cluster.check()] : []);
       void reply.header('Cache-Control', 'no-store').status(httpStatusOf(report.status));
       return report;
     },

@@ -9,12 +9,19 @@ export type Guarded = <T>(
   key: RouteKey,
   caller: Caller,
   plcId: unknown,
-  run: (target: PlcTarget | null) => T,
-) => T;
+  run: (target: PlcTarget | null) => T | Promise<T>,
+) => Promise<T>;
 
 export function createGuarded(admit: Admit, routes: RouteCatalog): Guarded {
-  return (key, caller, plcId, run) =>
-    run(admit(routes.options(key), { principal: caller.principal, plcId, user: caller.principal.sub }));
+  return async (key, caller, plcId, run) => {
+    const { target, spent } = admit(routes.options(key), {
+      principal: caller.principal,
+      plcId,
+      user: caller.principal.sub,
+    });
+    await spent;
+    return run(target);
+  };
 }
 
 /** Whether the route a resource or prompt part mirrors is switched on. */

@@ -64,7 +64,7 @@ export function promptsPart(context: FeatureContext, guarded: Guarded): SessionP
     let target: PlcTarget;
     let status: unknown;
     try {
-      target = guarded('GET /api/plcs/:plcId/status', caller, plcId, (t) => targetOf(t));
+      target = await guarded('GET /api/plcs/:plcId/status', caller, plcId, (t) => targetOf(t));
       status = await plcStatus(target, () => undefined);
     } catch (err) {
       throw resourceError(err);

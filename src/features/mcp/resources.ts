@@ -143,8 +143,9 @@ export function resourcesPart(
     }
 
     const subscriptions = new Map<string, () => void>();
+    let closed = false;
     mcp.server.registerCapabilities({ resources: { subscribe: true } });
-    mcp.server.setRequestHandler(SubscribeRequestSchema, (request, extra) => {
+    mcp.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
       const { uri } = request.params;
       const match = subscribable.exec(uri);
       if (match === null) {
@@ -156,11 +157,16 @@ export function resourcesPart(
       const [, plcId, kind] = match as unknown as [string, string, 'status' | 'alarms'];
       const caller = callerOf(extra);
       try {
-        const off = guarded(routeOf[kind], caller, decodeURIComponent(plcId), (target) => {
+        const off = await guarded(routeOf[kind], caller, decodeURIComponent(plcId), (target) => {
           const notify = () => void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
           if (kind === 'status') return targetOf(target).onConnectionState(notify);
           return alarms().monitor(targetOf(target).id).onTransitions(notify);
         });
+        // The session may have ended while a shared limit store decided.
+        if (closed) {
+          off();
+          return {};
+        }
         subscriptions.get(uri)?.();
         subscriptions.set(uri, off);
       } catch (err) {
@@ -176,6 +182,7 @@ export function resourcesPart(
     return {
       busy: () => subscriptions.size > 0,
       close: () => {
+        closed = true;
         for (const off of subscriptions.values()) off();
         subscriptions.clear();
       },

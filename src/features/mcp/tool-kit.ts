@@ -110,11 +110,13 @@ export class ToolRunner {
     let failure: { code: string; message: string } | undefined;
     let target: PlcTarget | null = null;
     try {
-      target = this.#deps.admit(rule, {
+      const admitted = this.#deps.admit(rule, {
         principal: caller.principal,
         plcId: given.plcId,
         user: caller.principal.sub,
       });
+      target = admitted.target;
+      await admitted.spent;
       checkArguments(tool, given);
       const data = await spec.run(given, {
         ...caller,

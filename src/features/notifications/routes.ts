@@ -91,7 +91,7 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
       if (target.connectionState() !== 'Connected') {
         throw new AppError('PLC_UNAVAILABLE', `PLC '${target.id}' is not connected.`);
       }
-      const entry = streams.registry.reserve({
+      const entry = await streams.registry.reserve({
         kind: 'notifications.sse',
         plcId: target.id,
         user,
@@ -99,7 +99,7 @@ export const notificationsRoutes: FeaturePlugin = (app, { config: { settings }, 
       });
       try {
         // Spent last: only a stream that really opens counts against the budget.
-        limits.route('NotificationConnections', { user });
+        await limits.route('NotificationConnections', { user });
       } catch (err) {
         entry.release();
         throw err;

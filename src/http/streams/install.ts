@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { Settings } from '../../config/schema.ts';
 import { StreamRegistry } from './registry.ts';
+import type { StreamLedger } from './stream-ledger.ts';
 import type { HubTimings } from './signalr/hub-connection.ts';
 
 export interface StreamTimings extends HubTimings {
@@ -31,8 +32,9 @@ export async function installStreams(
   settings: Settings,
   metrics: Registry,
   overrides: Partial<StreamTimings> = {},
+  ledger?: StreamLedger,
 ): Promise<Streams> {
-  const registry = new StreamRegistry(settings.ConnectionLimits, metrics);
+  const registry = new StreamRegistry(settings.ConnectionLimits, metrics, ledger);
   // Registered before the WebSocket plugin's own preClose, so hub clients get a SignalR Close first.
   app.addHook('preClose', (done) => {
     registry.endAll();

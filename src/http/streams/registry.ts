@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
+import type { StreamLedger } from './stream-ledger.ts';
 
 export interface StreamIdentity {
   /** What the stream is, e.g. `notifications.sse`; the label of its metrics. */
@@ -20,6 +21,8 @@ export interface StreamRow extends StreamIdentity {
   readonly symbols: string[];
   readonly sent: number;
   readonly dropped: number;
+  /** The replica serving the stream (cluster mode only). */
+  readonly replica?: string;
 }
 
 /** Why a stream is ended from the server side; writers tell the client (SignalR Close carries it). */
@@ -59,10 +62,14 @@ export class StreamRegistry {
   readonly #connections: Gauge;
   readonly #sent: Counter;
   readonly #dropped: Counter;
+  readonly #ledger: StreamLedger | undefined;
   #closing = false;
 
-  constructor(limits: ConnectionLimitSettings, metrics: Registry) {
+  /** `ledger`: where replicas count each other's streams (cluster mode); absent, this process is all there is. */
+  constructor(limits: ConnectionLimitSettings, metrics: Registry, ledger?: StreamLedger) {
     this.#limits = limits;
+    this.#ledger = ledger;
+    ledger?.attach({ rows: () => this.list(), terminate: (id) => this.terminate(id) });
     this.#connections = new Gauge({
       name: 'stream_connections',
       help: 'Open SSE and WebSocket streams, by kind.',
@@ -84,23 +91,13 @@ export class StreamRegistry {
   }
 
   /** Takes a place for a new stream, or throws 429 CONNECTION_LIMIT; call before the stream opens. */
-  reserve(identity: StreamIdentity): StreamEntry {
+  async reserve(identity: StreamIdentity): Promise<StreamEntry> {
     if (this.#closing) throw new AppError('CONNECTION_LIMIT', 'The gateway is shutting down.');
-    const { MaxPerUser, MaxTotal } = this.#limits;
-    const mine = this.#perUser.get(identity.user) ?? 0;
-    if (mine >= MaxPerUser) {
-      throw new AppError(
-        'CONNECTION_LIMIT',
-        `This user already has ${mine} open streams (ConnectionLimits:MaxPerUser ${MaxPerUser}).`,
-      );
-    }
-    if (this.#open.size >= MaxTotal) {
-      throw new AppError(
-        'CONNECTION_LIMIT',
-        `The gateway already serves ${this.#open.size} streams (ConnectionLimits:MaxTotal ${MaxTotal}).`,
-      );
-    }
     const id = randomUUID();
+    const counted = (await this.#ledger?.admit(id, identity, this.#limits)) === 'admitted';
+    // Without a ledger, or while it is unreachable (limits fail open to this replica's own), count here.
+    if (!counted) this.#checkLocal(identity);
+    const mine = this.#perUser.get(identity.user) ?? 0;
     const open: Open = {
       identity,
       openedAt: new Date(),
@@ -133,6 +130,7 @@ export class StreamRegistry {
       release: () => {
         if (released) return;
         released = true;
+        this.#ledger?.release(id, identity.user);
         this.#open.delete(id);
         const left = (this.#perUser.get(identity.user) ?? 1) - 1;
         if (left <= 0) this.#perUser.delete(identity.user);
@@ -142,7 +140,9 @@ export class StreamRegistry {
     };
   }
 
+  /** This replica's streams. */
   list(): StreamRow[] {
+    const replica = this.#ledger === undefined ? {} : { replica: this.#ledger.replicaId };
     return [...this.#open].map(([id, o]) => ({
       id,
       ...o.identity,
@@ -150,7 +150,24 @@ export class StreamRegistry {
       symbols: o.symbols(),
       sent: o.sent,
       dropped: o.dropped,
+      ...replica,
     }));
+  }
+
+  /** Every replica's streams; in cluster mode the others' figures are as of their last heartbeat. */
+  async listAll(): Promise<StreamRow[]> {
+    const mine = this.list();
+    return this.#ledger === undefined ? mine : [...mine, ...(await this.#ledger.others())];
+  }
+
+  /** Ends a stream wherever it is served; the ended stream's row, or undefined when no stream has this id. */
+  async end(id: string): Promise<StreamRow | undefined> {
+    const row = this.list().find((r) => r.id === id);
+    if (row !== undefined) {
+      this.terminate(id);
+      return row;
+    }
+    return this.#ledger?.terminateElsewhere(id);
   }
 
   get size(): number {
@@ -165,9 +182,30 @@ export class StreamRegistry {
     return true;
   }
 
+  #checkLocal(identity: StreamIdentity): void {
+    const { MaxPerUser, MaxTotal } = this.#limits;
+    const mine = this.#perUser.get(identity.user) ?? 0;
+    if (mine >= MaxPerUser) throw perUserRefusal(mine, MaxPerUser);
+    if (this.#open.size >= MaxTotal) throw totalRefusal(this.#open.size, MaxTotal);
+  }
+
   /** Shutdown: refuses new streams and ends every open one. */
   endAll(): void {
     this.#closing = true;
     for (const open of [...this.#open.values()]) open.end?.('shutdown');
   }
+}
+
+export function perUserRefusal(open: number, max: number): AppError {
+  return new AppError(
+    'CONNECTION_LIMIT',
+    `This user already has ${open} open streams (ConnectionLimits:MaxPerUser ${max}).`,
+  );
+}
+
+export function totalRefusal(open: number, max: number): AppError {
+  return new AppError(
+    'CONNECTION_LIMIT',
+    `The gateway already serves ${open} streams (ConnectionLimits:MaxTotal ${max}).`,
+  );
 }

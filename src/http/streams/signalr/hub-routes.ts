@@ -76,7 +76,7 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
   );
 
   /** Before the upgrade, so refusals are JSON: a negotiated id must be valid, and the connection limit holds. */
-  const admit = (request: FastifyRequest<{ Querystring: { id?: string } }>): StreamEntry => {
+  const admit = async (request: FastifyRequest<{ Querystring: { id?: string } }>): Promise<StreamEntry> => {
     const user = principalOf(request).sub;
     const id = request.query.id;
     if (id !== undefined) {
@@ -87,9 +87,11 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
       pending.delete(id);
     }
     const plcId = request.plcTarget?.id ?? null;
-    const entry = streams.registry.reserve({ kind: hub.kind, plcId, user, remote: request.ip });
-    // A failed upgrade never reaches the handler: the place is freed with the socket.
-    request.raw.socket.once('close', () => entry.release());
+    const entry = await streams.registry.reserve({ kind: hub.kind, plcId, user, remote: request.ip });
+    // A failed upgrade never reaches the handler: the place is freed with the socket (which may already be gone).
+    const socket = request.raw.socket;
+    if (socket.destroyed) entry.release();
+    else socket.once('close', () => entry.release());
     return entry;
   };
 
@@ -104,13 +106,8 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
       }),
     },
     config,
-    preHandler: (request, _reply, done) => {
-      try {
-        if (request.ws) reserved.set(request, admit(request));
-        done();
-      } catch (err) {
-        done(err as Error);
-      }
+    preHandler: async (request) => {
+      if (request.ws) reserved.set(request, await admit(request));
     },
     handler: () => {
       throw new AppError('VALIDATION_ERROR', 'This is a WebSocket route: connect with a SignalR client.');

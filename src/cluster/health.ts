@@ -1,0 +1,36 @@
+// The `cluster` readiness check: Redis reachable, the replicas alive, and who holds each alarm lease. Redis away
+// is Degraded, not Unhealthy: reads, writes and this replica's streams keep working (limits fail open).
+import type { HealthCheck } from '../features/health/service.ts';
+import type { Cluster } from './cluster.ts';
+
+export interface ClusterCheckData {
+  readonly replica: string;
+  readonly redis: 'Reachable' | 'Unreachable';
+  /** Live replicas by ReplicaId, sorted (empty while Redis is unreachable). */
+  readonly replicas: string[];
+  /** Monitored plcId -> ReplicaId of the alarm lease holder. */
+  readonly leases: Record<string, string>;
+}
+
+export async function clusterCheck(
+  cluster: Cluster,
+  leases: () => Promise<Record<string, string>>,
+): Promise<HealthCheck> {
+  const replica = cluster.replicaId;
+  try {
+    if (!cluster.link.reachable) throw new Error('unreachable');
+    const [replicas, held] = await Promise.all([cluster.liveReplicas(), leases()]);
+    const data: ClusterCheckData = { replica, redis: 'Reachable', replicas, leases: held };
+    const description = `Redis reachable; ${replicas.length} replica(s) alive.`;
+    return { name: 'cluster', status: 'Healthy', description, data: { ...data } };
+  } catch {
+    const data: ClusterCheckData = { replica, redis: 'Unreachable', replicas: [], leases: {} };
+    return {
+      name: 'cluster',
+      status: 'Degraded',
+      description:
+        'Redis is unreachable: limits fail open, Lifecycle is refused, streams count this replica only.',
+      data: { ...data },
+    };
+  }
+}
