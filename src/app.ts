@@ -132,10 +132,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     now,
     audit,
     streams,
+    ...(cluster ? { cluster } : {}),
     sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
     services: createServiceDirectory(),
     routes,
-    ...(cluster ? { cluster } : {}),
   };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
@@ -151,8 +151,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(notificationsRoutes, context);
   await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
+
   // Last: the MCP tools mirror the routes above and use the services they published.
   await app.register(mcpRoutes, context);
-
   return app;
 }

@@ -20,8 +20,8 @@ export const featureNames = [
   'Lifecycle',
   'Notifications',
   'Alarms',
-  'Simulation',
   'Mcp',
+  'Simulation',
 ] as const;
 export type FeatureName = (typeof featureNames)[number];
 
@@ -36,8 +36,8 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
   Files: false,
   Lifecycle: false,
   Alarms: false,
-  Simulation: false,
   Mcp: false,
+  Simulation: false,
 };
 
 const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);

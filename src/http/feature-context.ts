@@ -28,14 +28,14 @@ export type FeatureContext = {
   readonly audit: AuditTrail;
   /** SSE writer, SignalR hubs and the stream connection registry, for areas that push. */
   readonly streams: Streams;
+  /** Cluster mode only (`Cluster.Redis`): the replicas' shared state. */
+  readonly cluster?: ClusterServices;
   /** Waits between samples of long-running operations; injectable in tests. */
   readonly sleep: Sleep;
   /** Stateful services features publish for other front doors to the same operations (MCP). */
   readonly services: ServiceDirectory;
   /** Every route's options, for front doors that apply the rules of the route they mirror. */
   readonly routes: RouteCatalog;
-  /** Cluster mode only (`Cluster.Redis`): the replicas' shared state. */
-  readonly cluster?: ClusterServices;
 };
 
 /** The fastify instance a feature registers its routes on (TypeBox type provider). */
