@@ -8,6 +8,7 @@ import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
 import { startCluster } from './cluster/start-cluster.ts';
 import { auditRoutes } from './features/admin/audit-routes.ts';
+import { consoleRoutes } from './features/console/routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
 import { filesRoutes } from './features/files/routes.ts';
@@ -60,6 +61,8 @@ export interface AppDeps {
   readonly auditStore?: AuditStore;
   /** Stream timers (hub ping and client timeout, SSE heartbeat); tests shorten them. */
   readonly streamTimings?: Partial<StreamTimings>;
+  /** Folder of the built web console; default dist/console. */
+  readonly consoleDir?: string;
   /** The port the app will listen on, for the default `Cluster.ReplicaId` (host name and port). */
   readonly port?: number;
 }
@@ -151,6 +154,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(notificationsRoutes, context);
   await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
+  await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
   // Last: the MCP tools mirror the routes above and use the services they published.
   await app.register(mcpRoutes, context);

@@ -66,6 +66,11 @@ async function printDevelopmentAccess(config: Config, baseUrl: string, io: CliIo
   writeLine(io.stdout, token);
   writeLine(io.stdout, 'Try:');
   writeLine(io.stdout, `curl -H "Authorization: Bearer ${token}" ${baseUrl}/api/plcs`);
+  if (config.settings.Console.Enabled) {
+    // A fragment never reaches the server (nor its logs); the console removes it from the address bar.
+    writeLine(io.stdout, 'Web console, signed in as that admin:');
+    writeLine(io.stdout, `${baseUrl}/console/#token=${token}`);
+  }
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {

@@ -85,6 +85,14 @@ function authRules(settings: Record<string, unknown>, nodeEnv: string | undefine
   return problems;
 }
 
+/** Sign-in through the issuer needs an issuer: a client id alone would show a button that cannot work. */
+function consoleRules(settings: Record<string, unknown>): string[] {
+  const console = isRecord(settings.Console) ? settings.Console : {};
+  const auth = isRecord(settings.Auth) ? settings.Auth : {};
+  if (console.ClientId === undefined || auth.Authority !== undefined) return [];
+  return ['Console.ClientId: needs Auth.Authority (the OIDC issuer the console signs in with)'];
+}
+
 function urlRules(settings: Record<string, unknown>): string[] {
   if (typeof settings.Urls !== 'string') return [];
   const parsed = parseListenUrl(settings.Urls);
@@ -111,5 +119,11 @@ export function crossFieldProblems(
   nodeEnv: string | undefined,
 ): string[] {
   const s = settings as Record<string, unknown>;
-  return [...urlRules(s), ...authRules(s, nodeEnv), ...targetRules(s), ...clusterRules(s)];
+  return [
+    ...urlRules(s),
+    ...authRules(s, nodeEnv),
+    ...targetRules(s),
+    ...clusterRules(s),
+    ...consoleRules(s),
+  ];
 }

@@ -250,6 +250,20 @@ export const SettingsSchema = Type.Object(
       { Length: PositiveInt(10000, 'audit records kept in memory; older ones are dropped') },
       { additionalProperties: false, default: {} },
     ),
+    Console: Type.Object(
+      {
+        Enabled: Type.Boolean({ default: true, description: 'Serve the web console at /console/' }),
+        ClientId: Type.Optional(
+          Type.String({ minLength: 1, description: 'OIDC client id of the console (with Auth.Authority)' }),
+        ),
+        Scope: Type.String({
+          minLength: 1,
+          default: 'openid profile',
+          description: 'Scopes the console asks the OIDC issuer for',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     Http: Type.Object(
       {
         HeadersTimeoutMs: PositiveInt(10_000, 'time to receive the request line and headers'),

@@ -39,6 +39,8 @@ describe('plc-gateway serve', () => {
     const match = /^curl -H "Authorization: Bearer ([^"]+)" (\S+)$/.exec(curl);
     assert.ok(match, curl);
     assert.equal(match[2], `${url}/api/plcs`);
+    // The console link signs in with the same token, in a fragment the browser never sends.
+    assert.ok(c.out().split('\n').includes(`${url}/console/#token=${match[1]}`), c.out());
 
     const response = await fetch(`${url}/api/plcs`, {
       headers: { authorization: `Bearer ${match[1] ?? ''}` },

@@ -19,6 +19,8 @@ export interface TestAppOptions {
   logger?: AppDeps['logger'];
   /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
   streamTimings?: AppDeps['streamTimings'];
+  /** Folder of a built web console. */
+  consoleDir?: string;
   /** Runs before the app is made ready: add test-only routes here. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -32,6 +34,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   await options.extend?.(app);
   await app.ready();
