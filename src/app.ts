@@ -1,5 +1,6 @@
 // The app factory: builds the fastify app for a config and a PLC registry, registering the request pipeline in
 // order. It never listens, so tests drive it with `inject` and main.ts owns the socket.
+import { setTimeout as delay } from 'node:timers/promises';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
@@ -29,7 +30,7 @@ import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
 import { installAudit } from './http/audit-hooks.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
-import type { FeatureContext } from './http/feature-context.ts';
+import type { FeatureContext, Sleep } from './http/feature-context.ts';
 import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
@@ -39,6 +40,9 @@ import { notificationsRoutes } from './features/notifications/routes.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
+import { installRouteCatalog } from './http/route-catalog.ts';
+import { createServiceDirectory } from './http/service-directory.ts';
+import { mcpRoutes } from './features/mcp/routes.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 
 export interface AppDeps {
@@ -49,6 +53,8 @@ export interface AppDeps {
   readonly loggerInstance?: FastifyBaseLogger;
   /** Milliseconds clock for rate limits; tests inject one to step time. */
   readonly now?: Clock;
+  /** Waits between samples of long-running operations (watch_variables); tests drive it by hand. */
+  readonly sleep?: Sleep;
   /** Milliseconds clock for token times (exp, nbf, iat); tests inject one. */
   readonly tokenNow?: Clock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
@@ -100,6 +106,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   // Error and not-found handlers first: fastify binds a route's error handler when the route is registered.
   installErrorHandlers(app, createRouteIndex());
+  const routes = installRouteCatalog(app);
   installProtocolRules(app);
   installStrictQueryNumbers(app);
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
@@ -133,6 +140,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     streams,
     etherCat,
     ...(cluster ? { cluster } : {}),
+    sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
+    services: createServiceDirectory(),
+    routes,
   };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
@@ -151,5 +161,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(etherCatRoutes, context);
   await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
+  // Last: the MCP tools mirror the routes above and use the services they published.
+  await app.register(mcpRoutes, context);
   return app;
 }

@@ -20,6 +20,7 @@ export const featureNames = [
   'Lifecycle',
   'Notifications',
   'Alarms',
+  'Mcp',
   'Simulation',
   'EtherCatDiagnostics',
 ] as const;
@@ -36,6 +37,7 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
   Files: false,
   Lifecycle: false,
   Alarms: false,
+  Mcp: false,
   Simulation: false,
   EtherCatDiagnostics: false,
 };
@@ -222,6 +224,16 @@ export const SettingsSchema = Type.Object(
     ),
     Files: Type.Object(
       { MaxBytes: PositiveInt(16 * 1024 * 1024) },
+      { additionalProperties: false, default: {} },
+    ),
+    Mcp: Type.Object(
+      {
+        SessionIdleMinutes: PositiveInt(30, 'an MCP session without a request for this long is closed'),
+        MaxSessionsPerUser: PositiveInt(10, 'open MCP sessions per user (sub)'),
+        MaxSessions: PositiveInt(500, 'open MCP sessions in all'),
+        WatchMaxSeconds: PositiveInt(60, 'longest watch_variables run'),
+        WatchMaxSymbols: PositiveInt(10, 'symbols one watch_variables call samples'),
+      },
       { additionalProperties: false, default: {} },
     ),
     Cluster: Type.Object(

@@ -1,5 +1,6 @@
 // The guard chain, one onRequest hook so it runs before body parsing and validation, in the documented order:
-// 401 auth -> 429 global limit -> 501 feature flag -> 403 policy -> 404 plc -> 403 plc_access -> 429 route limit.
+// 401 auth -> 429 global limit -> then the admission checks (admission.ts): 501 feature flag -> 403 policy ->
+// 404 plc -> 403 plc_access -> 429 route limit.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { JWTPayload } from 'jose';
 import type { Config } from '../config/schema.ts';
@@ -7,9 +8,9 @@ import { AppError } from '../errors.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
 import { extractBearerToken } from './auth/bearer.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
-import { describePolicy, satisfiesPolicy } from './policies.ts';
-import { canAccessPlc, principalFromClaims, type Principal } from './principal.ts';
-import type { LimitSubject, RateLimits, RouteLimitName } from './rate-limit/rate-limits.ts';
+import { createAdmission } from './admission.ts';
+import { principalFromClaims, type Principal } from './principal.ts';
+import type { RateLimits } from './rate-limit/rate-limits.ts';
 import './route-options.ts';
 
 export interface GuardDeps {
@@ -19,14 +20,23 @@ export interface GuardDeps {
   readonly limits: RateLimits;
 }
 
-/** True for routes that need a bearer token: everything under /api, and any route naming a policy. */
-export function requiresToken(url: string | undefined, policy: unknown): boolean {
-  return url === '/api' || (url?.startsWith('/api/') ?? false) || policy !== undefined;
+/** True for routes that need a bearer token: everything under /api, and any route naming a policy or `authenticate`. */
+export function requiresToken(
+  url: string | undefined,
+  options: { policy?: unknown; authenticate?: boolean },
+): boolean {
+  return (
+    url === '/api' ||
+    (url?.startsWith('/api/') ?? false) ||
+    options.policy !== undefined ||
+    options.authenticate === true
+  );
 }
 
 export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const { config, registry, verifier, limits } = deps;
   const auth = config.settings.Auth;
+  const admission = createAdmission({ config, registry, limits });
   app.decorateRequest('principal', null);
   app.decorateRequest('plcTarget', null);
   // WebSocket routes (`{ websocket: true }` or a `wsHandler`, as @fastify/websocket declares them) get the
@@ -61,55 +71,19 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     return admitPastGlobal(request, principal);
   };
 
-  const spendRouteLimits = (
-    names: readonly RouteLimitName[],
-    subject: LimitSubject,
-    from = 0,
-  ): Promise<void> | undefined => {
-    for (let i = from; i < names.length; i++) {
-      const spent = limits.route(names[i] as RouteLimitName, subject);
-      if (spent instanceof Promise) return spent.then(() => spendRouteLimits(names, subject, i + 1));
-    }
-    return undefined;
-  };
-
   const admitPastGlobal = (
     request: FastifyRequest,
     principal: Principal | null,
   ): Promise<void> | undefined => {
     const options = request.routeOptions.config;
 
-    const feature = options.feature;
-    if (feature !== undefined && !config.features[feature]) {
-      throw new AppError('FEATURE_DISABLED', `The ${feature} feature is disabled (Features:${feature}).`);
-    }
-    if (options.policy !== undefined && (principal === null || !satisfiesPolicy(principal, options.policy))) {
-      throw new AppError('FORBIDDEN', `The token does not grant this: ${describePolicy(options.policy)}`);
-    }
-
-    // From here on the PLC is named by its configured id, however the path spelled it (limits, messages).
-    let plcId: string | undefined;
-    const scope = options.plcScoped;
-    if (scope !== undefined && scope !== false) {
-      const asked = (request.params as { plcId?: unknown }).plcId;
-      const target = typeof asked === 'string' ? registry.get(asked) : undefined;
-      if (target === undefined) {
-        throw new AppError('PLC_NOT_FOUND', 'No PLC is configured under this plcId.');
-      }
-      if (scope !== true && !scope.serves(target.id)) {
-        throw new AppError('PLC_NOT_FOUND', scope.notServed(target.id));
-      }
-      plcId = target.id;
-      if (principal !== null && !canAccessPlc(principal, plcId)) {
-        throw new AppError('PLC_ACCESS_DENIED', `The token's plc_access claim does not include ${plcId}.`);
-      }
-      request.plcTarget = target;
-    }
-
-    const routeLimits =
-      options.limit === undefined ? [] : typeof options.limit === 'string' ? [options.limit] : options.limit;
-    const user = principal?.sub ?? `ip:${request.ip}`;
-    return spendRouteLimits(routeLimits, plcId === undefined ? { user } : { user, plcId });
+    const { target, spent } = admission(options, {
+      principal,
+      plcId: (request.params as { plcId?: unknown }).plcId,
+      user: principal?.sub ?? `ip:${request.ip}`,
+    });
+    request.plcTarget = target;
+    return spent;
   };
 
   /**
@@ -119,7 +93,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const admitKnown = (request: FastifyRequest): string | undefined | Promise<void> => {
     if (request.is404) return undefined;
     const options = request.routeOptions.config;
-    if (!requiresToken(request.routeOptions.url, options.policy)) return admit(request, null);
+    if (!requiresToken(request.routeOptions.url, options)) return admit(request, null);
     const token = extractBearerToken(request, options.websocket === true);
     const known = verifier.known(token);
     if (known === undefined) return token;

@@ -1,4 +1,4 @@
-// The route options the guards read (`config: { feature, policy, plcScoped, limit, websocket }`) and the
+// The route options the guards read (`config: { feature, policy, plcScoped, limit, authenticate, websocket }`) and the
 // request properties they fill in, declared on fastify's types so every route is checked by the compiler.
 import type { FeatureName } from '../config/schema.ts';
 import type { PlcTarget } from '../targets/target.ts';
@@ -26,6 +26,8 @@ declare module 'fastify' {
     plcScoped?: boolean | PlcScope;
     /** Named route limit(s) spent after the PLC checks (429 RATE_LIMITED with Retry-After). */
     limit?: RouteLimitName | readonly RouteLimitName[];
+    /** The route needs a verified token although it names no policy (its operations check their own). */
+    authenticate?: boolean;
     /** A WebSocket route: the token may come in the `access_token` query parameter. */
     websocket?: boolean;
   }

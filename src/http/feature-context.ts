@@ -6,8 +6,13 @@ import type { ClusterServices } from '../cluster/start-cluster.ts';
 import type { Config } from '../config/schema.ts';
 import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
+import type { RouteCatalog } from './route-catalog.ts';
+import type { ServiceDirectory } from './service-directory.ts';
 import type { Streams } from './streams/install.ts';
 import type { EtherCatDiagnostics } from '../features/ethercat/index.ts';
+
+/** Resolves after `ms`, or rejects once `signal` aborts. */
+export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 
 /** The context object every feature plugin receives as its options (a type alias, as fastify requires). */
 export type FeatureContext = {
@@ -27,6 +32,12 @@ export type FeatureContext = {
   readonly etherCat: EtherCatDiagnostics;
   /** Cluster mode only (`Cluster.Redis`): the replicas' shared state. */
   readonly cluster?: ClusterServices;
+  /** Waits between samples of long-running operations; injectable in tests. */
+  readonly sleep: Sleep;
+  /** Stateful services features publish for other front doors to the same operations (MCP). */
+  readonly services: ServiceDirectory;
+  /** Every route's options, for front doors that apply the rules of the route they mirror. */
+  readonly routes: RouteCatalog;
 };
 
 /** The fastify instance a feature registers its routes on (TypeBox type provider). */

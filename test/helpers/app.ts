@@ -12,6 +12,8 @@ export interface TestAppOptions {
   /** A ready Config instead of `settings`. */
   config?: Config;
   now?: () => number;
+  /** Waits between samples of long-running operations (watch_variables). */
+  sleep?: AppDeps['sleep'];
   /** Clock for token times (exp, nbf, iat). */
   tokenNow?: () => number;
   logger?: AppDeps['logger'];
@@ -28,6 +30,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
   const app = await buildApp(config, {
     registry: createRegistry(options.targets ?? []),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),

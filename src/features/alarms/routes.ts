@@ -9,7 +9,7 @@ import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
-import { AlarmService } from './service.ts';
+import { AlarmService, alarmServiceKey } from './service.ts';
 import { alarmStreamRoutes } from './stream-routes.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
 
@@ -27,7 +27,7 @@ const cultures = (request: FastifyRequest): string[] =>
   parseAcceptLanguage(request.headers['accept-language']);
 
 export const alarmsRoutes: FeaturePlugin = async (app, context) => {
-  const { config, registry, now } = context;
+  const { config, registry, now, services } = context;
   const alarmSettings = config.settings.PlcAlarms;
   const catalogFile = alarmSettings.TextCatalog;
   const catalog =
@@ -37,6 +37,7 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
           app.log.warn({ key, catalog: catalogFile }, 'alarm key has no text in PlcAlarms.TextCatalog'),
         );
   const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog });
+  services.provide(alarmServiceKey, service);
   if (config.features.Alarms) {
     app.addHook('onReady', () => service.start());
     app.addHook('onClose', () => service.stop());

@@ -2,6 +2,7 @@
 // by RPC, the journal, and the alarm health check. Never imports fastify.
 import type { Settings } from '../../config/schema.ts';
 import { AppError, isAppError } from '../../errors.ts';
+import { ServiceKey } from '../../http/service-directory.ts';
 import type { MethodResult, PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
 import { AlarmRenderer, peerOf } from './alarm-view.ts';
@@ -161,6 +162,9 @@ export class AlarmService {
     return { status, checks: [{ name: 'plc_ads_alarms', status, description }] };
   }
 }
+
+/** The app's one AlarmService (its monitors hold the PLCs' alarm state), as the alarm routes publish it. */
+export const alarmServiceKey = new ServiceKey<AlarmService>('alarms');
 
 export function historyItem(plcId: string, e: JournalEntry, renderer: AlarmRenderer): HistoryItem {
   const alarm = renderer.render(plcId, e.reading, e.kind === 'ended' ? 'cleared' : statusOf(e.reading));
