@@ -8,7 +8,7 @@ import { createLogger, logDestination } from '../http/logging.ts';
 import { buildTargets } from '../targets/build-targets.ts';
 import { createRegistry } from '../targets/registry.ts';
 import type { Command } from './command.ts';
-import { UsageError, writeLine, type CliIo } from './io.ts';
+import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 import { developmentAdminClaims, mintToken, signingSetup } from './mint-token.ts';
 import { formatOptions, helpOption, parseOptions, stringOption, type OptionTable } from './options.ts';
 
@@ -48,12 +48,6 @@ function listenAddress(config: Config, host: string | undefined, port: number | 
   // The loader has already rejected a malformed Urls; the fallback only satisfies the types.
   const base = fromUrls.ok ? fromUrls : { host: '127.0.0.1', port: 5000 };
   return { host: host ?? base.host, port: port ?? base.port };
-}
-
-function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
 }
 
 async function printDevelopmentAccess(config: Config, baseUrl: string, io: CliIo): Promise<void> {

@@ -13,7 +13,7 @@ import {
 import { ProgramBuilder, SimulatedPlc } from '../simulator/engine/index.ts';
 import { declareScenario, formatProblem, loadScenario, ScenarioError } from '../simulator/scenario/index.ts';
 import { createSimulatedTarget, declareBuiltinTypes, DiskFileStore } from '../targets/simulated/index.ts';
-import { UsageError, writeLine, type CliIo } from './io.ts';
+import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 
 export interface SimAdsOptions {
   /** Absolute scenario folder, or undefined with `config`. */
@@ -27,12 +27,6 @@ export interface SimAdsOptions {
   adsPort: number;
   /** UDP discovery and routes; `required` when asked for explicitly (a taken port is then an error). */
   udp: { port: number; required: boolean; routePassword: string | undefined } | undefined;
-}
-
-function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
 }
 
 interface Served {

@@ -5,6 +5,17 @@ import { parseListenUrl } from './listen-url.ts';
 
 const keySources = ['Authority', 'JwksFile', 'PublicKeyFile', 'SigningKey', 'UseDevelopmentKey'] as const;
 
+/** The problem with `auth`'s key sources (there must be exactly one), or undefined when there is none. */
+export function keySourceProblem(auth: Readonly<Record<string, unknown>>): string | undefined {
+  const present = keySources.filter((k) =>
+    k === 'UseDevelopmentKey' ? auth[k] === true : auth[k] !== undefined,
+  );
+  if (present.length === 0) {
+    return 'Auth: needs one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey';
+  }
+  return present.length > 1 ? `Auth: set exactly one key source, found ${present.join(' and ')}` : undefined;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -61,17 +72,9 @@ export function configuredPlcId(targets: Record<string, unknown>, id: string): s
 
 function authRules(settings: Record<string, unknown>, nodeEnv: string | undefined): string[] {
   const auth = isRecord(settings.Auth) ? settings.Auth : {};
-  const present = keySources.filter((k) =>
-    k === 'UseDevelopmentKey' ? auth[k] === true : auth[k] !== undefined,
-  );
   const problems: string[] = [];
-  if (present.length === 0) {
-    problems.push(
-      'Auth: needs one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey',
-    );
-  } else if (present.length > 1) {
-    problems.push(`Auth: set exactly one key source, found ${present.join(' and ')}`);
-  }
+  const keySource = keySourceProblem(auth);
+  if (keySource !== undefined) problems.push(keySource);
   if (auth.UseDevelopmentKey === true && nodeEnv === 'production') {
     problems.push('Auth.UseDevelopmentKey: the built-in development key is refused when NODE_ENV=production');
   }

@@ -10,7 +10,7 @@ import type { TokenVerifier } from './auth/token-verifier.ts';
 import { describePolicy, satisfiesPolicy } from './policies.ts';
 import { canAccessPlc, principalFromClaims, type Principal } from './principal.ts';
 import type { LimitSubject, RateLimits, RouteLimitName } from './rate-limit/rate-limits.ts';
-import '../http/route-config.ts';
+import './route-options.ts';
 
 export interface GuardDeps {
   readonly config: Config;

@@ -138,6 +138,9 @@ export interface SymbolNode {
   children: SymbolNode[] | null;
 }
 
+/** A method call's inputs: positional, or by parameter name (case-insensitive). */
+export type MethodArguments = readonly unknown[] | Readonly<Record<string, unknown>>;
+
 export interface MethodResult {
   returnValue: PlcValue;
   outParameters: Record<string, PlcValue>;

@@ -2,10 +2,10 @@
 // JSON-safe (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as milliseconds).
 
 import type { AdsStateName } from '../plc/ads/constants.ts';
-import type { FileEntry, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
+import type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
 
 // The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
-export type { FileEntry, MethodResult, PlcValue, SymbolNode };
+export type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode };
 export { adsStateNames as adsStates } from '../plc/ads/constants.ts';
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = AdsStateName;
@@ -136,11 +136,7 @@ export interface PlcTarget {
   writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]>;
 
   /** Calls `instancePath#method` with positional or named parameters. */
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): Promise<MethodResult>;
+  invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult>;
 
   subscribe(path: string, options: SubscribeOptions): Promise<Subscription>;
 

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { ConfigError, type AuthConfig } from '../../config/schema.ts';
+import { keySourceProblem } from '../../config/cross-checks.ts';
 import { developmentSigningKey } from '../../config/development-key.ts';
 import { createOidcKeyResolver, type FetchLike } from './oidc-discovery.ts';
 
@@ -41,16 +42,9 @@ export interface KeySourceOptions {
 }
 
 export async function resolveKeySource(auth: AuthConfig, options: KeySourceOptions): Promise<KeySource> {
-  const configured = (
-    ['Authority', 'JwksFile', 'PublicKeyFile', 'SigningKey', 'UseDevelopmentKey'] as const
-  ).filter((name) => (name === 'UseDevelopmentKey' ? auth.UseDevelopmentKey : auth[name] !== undefined));
-  if (configured.length !== 1) {
-    throw new ConfigError([
-      configured.length === 0
-        ? 'Auth: configure one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey'
-        : `Auth: configure only one key source (found ${configured.join(', ')})`,
-    ]);
-  }
+  // The loader checks this too; an Auth section built in code must not slip past it.
+  const problem = keySourceProblem(auth);
+  if (problem !== undefined) throw new ConfigError([problem]);
   if (auth.Authority !== undefined) {
     const resolver = createOidcKeyResolver(auth.Authority, options.fetch ?? fetch, {
       cooldownSeconds: auth.JwksCooldownSeconds,

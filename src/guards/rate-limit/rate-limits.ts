@@ -1,7 +1,7 @@
 // The gateway's named rate limits, built once per app from `RateLimiting` settings, plus factories for new ones.
 import type { Settings } from '../../config/schema.ts';
 import { createFixedWindowLimiter } from './fixed-window.ts';
-import { refuseUnlessAllowed, type AnyLimiter, type Clock, type Limiter } from './limiter.ts';
+import { refuseUnlessAllowed, type AnyLimiter, type Clock } from './limiter.ts';
 import { createSlidingWindowLimiter } from './sliding-window.ts';
 
 export const routeLimitNames = [
@@ -34,10 +34,6 @@ export interface RateLimits<Spent extends void | Promise<void> = void | Promise<
   global(user: string): Spent;
   /** Spends one request of a named route limit; throws (or rejects) 429 RATE_LIMITED with Retry-After. */
   route(name: RouteLimitName, subject: LimitSubject): Spent;
-  /** A fixed-window limiter on this app's clock, for limits that are not named above. */
-  fixedWindow(limit: number, windowMs: number): Limiter;
-  /** A sliding-window limiter on this app's clock. */
-  slidingWindow(limit: number, windowMs: number): Limiter;
 }
 
 interface NamedLimit {
@@ -122,7 +118,5 @@ export function createRateLimits(
       const { partition, limiter } = named[name];
       return spend(limiter, partitionKey(partition, subject), name);
     },
-    fixedWindow,
-    slidingWindow,
   };
 }

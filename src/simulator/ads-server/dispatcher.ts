@@ -12,7 +12,7 @@ import {
 import { AdsCommand, RESPONSE_FLAGS, StateFlags } from '../../plc/ads/constants.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeAmsPacket, type AmsPacket } from './protocol/frame.ts';
-import type { RequestContext } from './session.ts';
+import type { RequestContext } from './client-session.ts';
 
 export interface PortService {
   handle(request: AdsRequest, ctx: RequestContext): AdsResponse | Promise<AdsResponse>;

@@ -7,13 +7,13 @@ import { MemoryAreas } from './memory-areas.ts';
 import { invokeRpc } from './rpc.ts';
 import type { NotificationHub, NotificationTarget } from './notification-hub.ts';
 import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
-import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
+import { deviceInfoResponse, type AdsRequest, type AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeHandleInfo, encodeUploadInfo } from './protocol/symbol-catalog.ts';
 import type { HandleRegistry, HandleTable } from './handle-registry.ts';
 import type { HandleTarget } from './symbol-service.ts';
 import { SumDispatcher, type IndexGroupAccess } from './sum-dispatcher.ts';
-import type { RequestContext } from './session.ts';
+import type { RequestContext } from './client-session.ts';
 import { decodeName, type SymbolService } from './symbol-service.ts';
 
 /** An answer that only makes sense whole (entries, uploads): a shorter buffer is 1797, as TwinCAT answers. */
@@ -70,13 +70,7 @@ export class RuntimeService implements IndexGroupAccess {
     switch (request.command) {
       case AdsCommand.ReadDeviceInfo: {
         const info = this.plc.deviceInfo();
-        return {
-          command: request.command,
-          major: info.major,
-          minor: info.minor,
-          build: info.build,
-          name: info.deviceName,
-        };
+        return deviceInfoResponse(info, info.deviceName);
       }
       case AdsCommand.ReadState:
         return { command: request.command, ...this.state() };

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import { adsStateNames } from '../../plc/ads/constants.ts';
 import type { SimulatedPlc } from '../engine/plc.ts';
-import { AdsConnection } from './connection.ts';
+import { AdsConnection } from './client-connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { FileService } from './file-service.ts';
 import { HandleRegistry } from './handle-registry.ts';
@@ -44,6 +44,18 @@ export interface AdsServerOptions {
   realtime?: RealtimeSettings;
   /** Failures that are bugs rather than bad requests (the request is answered with error 1792). */
   onError?: (err: unknown) => void;
+  /** What happens to client connections (for logs and diagnostics). */
+  onClient?: (event: ClientEvent) => void;
+}
+
+/**
+ * A client connected or closed, or stalled: it stopped reading, so the server stopped answering (and
+ * reading) it until it takes the answers it has been sent.
+ */
+export interface ClientEvent {
+  kind: 'connected' | 'closed' | 'stalled';
+  /** The client's id, as in stats(). */
+  id: number;
 }
 
 export interface UdpOptions {
@@ -180,7 +192,9 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       hub.dropSession(c);
       // A router port closes with its connection; a fixed address keeps its handles for its next one.
       if (c.assigned) handles.drop(c.assigned);
+      options.onClient?.({ kind: 'closed', id: c.id });
     },
+    onStalled: (c: AdsConnection) => options.onClient?.({ kind: 'stalled', id: c.id }),
   };
 
   return {
@@ -192,7 +206,9 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
           socket.destroy();
           return;
         }
-        connections.add(new AdsConnection(nextConnection++, socket, connectionHost));
+        const connection = new AdsConnection(nextConnection++, socket, connectionHost);
+        connections.add(connection);
+        options.onClient?.({ kind: 'connected', id: connection.id });
       });
       server = s;
       return new Promise<AddressInfo>((resolve, reject) => {

@@ -17,7 +17,7 @@ export {
   type MethodOutcome,
   type SymbolOptions,
 } from './program.ts';
-export { findMethod, type MethodResult } from './invoke.ts';
+export type { MethodResult } from './invoke.ts';
 export type { Watch, WatchChange, WatchOptions } from './watch.ts';
 export { MemoryFileStore, type FileStore } from './file-store.ts';
 export { SimulatedPlc, type PlcDeviceInfo, type PreparedWrite, type SimulatedPlcOptions } from './plc.ts';

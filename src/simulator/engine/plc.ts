@@ -6,7 +6,7 @@ import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
 import type { ResolvedPath } from '../../plc/symbol-path.ts';
 import type { Program } from './program.ts';
-import type { PlcType, PlcValue } from '../../plc/types.ts';
+import type { PlcType, PlcValue, MethodArguments } from '../../plc/types.ts';
 import { WatchSet, type Watch, type WatchChange, type WatchOptions } from './watch.ts';
 
 export interface PlcDeviceInfo {
@@ -235,11 +235,7 @@ export class SimulatedPlc {
     return this.#watches.size;
   }
 
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): MethodResult {
+  invoke(instancePath: string, method: string, parameters: MethodArguments): MethodResult {
     return invokeMethod(this.program, this, instancePath, method, parameters);
   }
 

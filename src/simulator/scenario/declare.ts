@@ -13,7 +13,7 @@ import {
   timestampFields,
   typeNames,
   type FieldSpec,
-} from './layout.ts';
+} from './hmi-layout.ts';
 import type { ScenarioDefinition } from './schema.ts';
 
 /** Bytes written to `offset` on load and on every reset; resolved to offsets after build. */

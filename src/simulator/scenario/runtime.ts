@@ -5,7 +5,7 @@ import { AlarmSlots } from './alarm-slots.ts';
 import { areasTouched, bindHmi, type HmiBindings } from './bindings.ts';
 import type { HmiDeclaration } from './declare.ts';
 import { stepAxis, type AxisMotion } from './kinematics.ts';
-import { Rev } from './layout.ts';
+import { Rev } from './hmi-layout.ts';
 import { RevisionCounters } from './revisions.ts';
 import type { ScenarioDefinition } from './schema.ts';
 import { compileScript, type CompiledStep } from './script.ts';

@@ -1,7 +1,7 @@
 // The built-in JSON schema of machine.yaml (contract gvl-hmi/1): the single source of scenario validation.
 // `errorMessage` annotations (a string, or one per keyword) replace ajv's generic wording (validate.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import { contractId, errorTypeMembers, partSlots, type ErrorTypeName } from './layout.ts';
+import { contractId, errorTypeMembers, partSlots, type ErrorTypeName } from './hmi-layout.ts';
 
 const identifier = '^[A-Za-z_][A-Za-z0-9_]*$';
 const name = '[A-Za-z0-9_-]+';

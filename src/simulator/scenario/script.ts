@@ -4,7 +4,7 @@
 // it fires again each period after that. Steps firing in the same scan run in file order.
 import type { Program } from '../engine/index.ts';
 import { encode } from '../engine/index.ts';
-import { resolveScriptPath } from './layout.ts';
+import { resolveScriptPath } from './hmi-layout.ts';
 import type { ScriptStepDefinition } from './schema.ts';
 
 export type ScriptAction =

@@ -2,7 +2,7 @@
 // a schema cannot express. Every problem is located by JSON Pointer.
 import { Ajv, type ErrorObject } from 'ajv';
 import { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
-import { checkLeafValue, resolveScriptPath } from './layout.ts';
+import { checkLeafValue, resolveScriptPath } from './hmi-layout.ts';
 import { ProgramBuilder } from '../engine/program.ts';
 import { declareScenarioTypes, declareScenarioVariables } from './declare-extensions.ts';
 

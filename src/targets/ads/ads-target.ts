@@ -1,7 +1,8 @@
 // The PlcTarget port over ADS (ads-client): one connection per PLC shared by every caller, symbols and
 // types from the PLC's upload cached per connection, values converted by the engine's codec.
 import type { Client } from 'ads-client';
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { perItem } from '../batch-item.ts';
 import { encode, encodeOver, type PlcType } from '../../plc/index.ts';
 import { NonMemberNotes, silentLog } from '../enum-notes.ts';
 import {
@@ -21,13 +22,14 @@ import {
   type SubscribeOptions,
   type Subscription,
   type SymbolNode,
+  type MethodArguments,
   type TargetLog,
 } from '../target.ts';
-import { AdsLink } from './connection.ts';
+import { AdsLink } from './ads-link.ts';
 import { AdsFiles } from './files.ts';
 import { watchOnlineChanges } from './online-change.ts';
-import { findMethod, packInputs, resultSize, unpackResult } from './rpc.ts';
-import type { Session } from './session.ts';
+import { findMethodTarget, packInputs, resultSize, unpackResult } from './rpc.ts';
+import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import { SubscriptionManager } from './subscriptions.ts';
 import { MetadataCache } from './metadata-cache.ts';
@@ -245,13 +247,9 @@ export class AdsTarget implements PlcTarget {
     });
   }
 
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): Promise<MethodResult> {
+  invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult> {
     return this.#use(`Calling ${instancePath}#${method}`, async (session, client) => {
-      const target = findMethod(await this.#metadata.table(session), instancePath, method);
+      const target = findMethodTarget(await this.#metadata.table(session), instancePath, method);
       const inputs = packInputs(target, parameters);
       const handle = await client.createVariableHandle(target.handleName);
       try {
@@ -345,16 +343,4 @@ function overlay(base: Buffer, target: SymbolAddress, source: SymbolAddress, byt
 
 function isComposite(type: PlcType): boolean {
   return type.kind === 'struct' || type.kind === 'array';
-}
-
-function perItem<T>(
-  symbol: string,
-  fn: () => T,
-): { value: T } | { symbol: string; error: { code: string; message: string } } {
-  try {
-    return { value: fn() };
-  } catch (err) {
-    if (!isAppError(err)) throw err;
-    return { symbol, error: { code: err.code, message: err.message } };
-  }
 }

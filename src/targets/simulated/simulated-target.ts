@@ -1,5 +1,6 @@
 // The in-process simulated target: the PlcTarget port over a SimulatedPlc, with a "connection" of its own.
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { perItem } from '../batch-item.ts';
 import { NonMemberNotes, silentLog } from '../enum-notes.ts';
 import {
   decode,
@@ -24,6 +25,7 @@ import type {
   SubscribeOptions,
   Subscription,
   SymbolNode,
+  MethodArguments,
   TargetLog,
 } from '../target.ts';
 
@@ -139,7 +141,12 @@ export class SimulatedTarget implements PlcTarget {
   }
 
   readMany(paths: readonly string[]): Promise<BatchReadItem[]> {
-    return this.#run(() => paths.map((p) => perItem(p, () => this.#read(p))));
+    return this.#run(() =>
+      paths.map((p) => {
+        const r = perItem(p, () => this.#read(p));
+        return 'error' in r ? r : r.value;
+      }),
+    );
   }
 
   write(path: string, value: unknown): Promise<void> {
@@ -156,15 +163,15 @@ export class SimulatedTarget implements PlcTarget {
     return this.#run(() => {
       const prepared: PreparedWrite[] = [];
       const written: NonMemberNotes[] = [];
-      const results = values.map(({ symbol, value }) =>
-        perItem(symbol, () => {
+      const results = values.map(({ symbol, value }) => {
+        const r = perItem(symbol, () => {
           // Notes of an item that fails validation are dropped with it: nothing of it is written.
           const notes = new NonMemberNotes();
           prepared.push(this.plc.prepareWrite(symbol, value, notes.sink));
           written.push(notes);
-          return { symbol };
-        }),
-      );
+        });
+        return 'error' in r ? r : { symbol };
+      });
       this.plc.commit(prepared);
       this.plc.sample({ immediate: true });
       for (const notes of written) notes.report(this.#log, this.id);
@@ -172,11 +179,7 @@ export class SimulatedTarget implements PlcTarget {
     });
   }
 
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): Promise<MethodResult> {
+  invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult> {
     return this.#run(() => {
       const result = this.plc.invoke(instancePath, method, parameters);
       this.plc.sample({ immediate: true });
@@ -270,16 +273,4 @@ export class SimulatedTarget implements PlcTarget {
 
 function copyEnum(e: EnumMembers): EnumMembers {
   return { typeName: e.typeName, members: e.members.map((m) => ({ ...m })) };
-}
-
-function perItem<T extends { symbol: string }>(
-  symbol: string,
-  fn: () => T,
-): T | { symbol: string; error: { code: string; message: string } } {
-  try {
-    return fn();
-  } catch (err) {
-    if (!isAppError(err)) throw err;
-    return { symbol, error: { code: err.code, message: err.message } };
-  }
 }

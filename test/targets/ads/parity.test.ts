@@ -6,7 +6,7 @@ import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import type { PlcTarget } from '../../../src/targets/target.ts';
 import { buildProgram } from '../../simulator/ads-server/fixture.ts';
-import { makeTarget, startPlant, type Plant } from './harness.ts';
+import { makeTarget, startConnected, startPlant, type Plant } from './harness.ts';
 
 describe('ADS target: parity with the simulated target', () => {
   let plant: Plant;
@@ -18,7 +18,7 @@ describe('ADS target: parity with the simulated target', () => {
     plant = await startPlant(plc);
     ads = makeTarget(plant.port, { TimeoutMs: 3000 });
     sim = new SimulatedTarget('sim', 'Sim', plc);
-    await Promise.all([ads.start(), sim.start()]);
+    await Promise.all([startConnected(ads), sim.start()]);
   });
   after(async () => {
     await ads.close();

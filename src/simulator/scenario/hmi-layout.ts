@@ -27,8 +27,6 @@ export const revisionMembers = [
   'nAlarms',
 ] as const;
 
-export const allRevisions = (1 << revisionMembers.length) - 1;
-
 /** A leaf PLC type of the layout: an elementary name or `STRING(n)`. */
 export type LeafTypeName =
   'BOOL' | 'INT' | 'UINT' | 'DINT' | 'UDINT' | 'REAL' | 'LREAL' | `STRING(${number})`;
@@ -95,9 +93,6 @@ export {
   timeStructMembers as timestampFields,
   type ErrorTypeName,
 } from '../../plc/alarm-entry.ts';
-
-/** Top-level members under `root`, in declaration order. */
-export const rootMembers = ['stHeader', 'stMachine', 'aAxes', 'aParts', 'stRev', 'fbAlarms'] as const;
 
 export function stringLength(type: LeafTypeName): number | null {
   const m = /^STRING\((\d+)\)$/.exec(type);

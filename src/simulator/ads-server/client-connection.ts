@@ -15,7 +15,7 @@ import {
   type AmsPacket,
 } from './protocol/frame.ts';
 import { parseNetId, type AmsAddress } from './protocol/net-id.ts';
-import type { ClientSession } from './session.ts';
+import type { ClientSession } from './client-session.ts';
 
 /** Requests a client may pipeline while an asynchronous (file) request is in progress. */
 const MAX_QUEUED_REQUESTS = 10_000;
@@ -33,6 +33,7 @@ export interface ConnectionHost {
   assignAddress(remoteAddress: string | undefined): AmsAddress;
   serverNetId: string;
   onClose(connection: AdsConnection): void;
+  onStalled(connection: AdsConnection): void;
 }
 
 export class AdsConnection implements ClientSession {
@@ -141,6 +142,7 @@ export class AdsConnection implements ClientSession {
   #waitForDrain(): void {
     this.#waitingForDrain = true;
     this.socket.pause();
+    this.host.onStalled(this);
     this.socket.once('drain', () => {
       this.#waitingForDrain = false;
       if (this.#closed) return;

@@ -1,10 +1,10 @@
 // The route options the guards read (`config: { feature, policy, plcScoped, limit, websocket }`) and the
 // request properties they fill in, declared on fastify's types so every route is checked by the compiler.
 import type { FeatureName } from '../config/schema.ts';
-import type { PolicyName } from '../guards/policies.ts';
-import type { Principal } from '../guards/principal.ts';
-import type { RouteLimitName } from '../guards/rate-limit/rate-limits.ts';
 import type { PlcTarget } from '../targets/target.ts';
+import type { PolicyName } from './policies.ts';
+import type { Principal } from './principal.ts';
+import type { RouteLimitName } from './rate-limit/rate-limits.ts';
 
 /** A `plcScoped` route that serves only some configured PLCs (alarm routes: the monitored ones). */
 export interface PlcScope {

@@ -2,7 +2,7 @@
 import { Client } from 'ads-client';
 import type { ConnectionListener, ConnectionState } from '../target.ts';
 import { backoffDelay } from './backoff.ts';
-import { Session } from './session.ts';
+import { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 
 export interface LinkHooks {
@@ -112,7 +112,7 @@ export class AdsLink {
         session.end();
         break;
       }
-      const connectedAt = Date.now();
+      const connectedAt = this.#settings.now();
       this.#session = session;
       this.#setState('Connected');
       firstAttemptDone();
@@ -124,7 +124,7 @@ export class AdsLink {
       session.client.removeAllListeners();
       this.#setState('Disconnected');
       // Only a connection that held counts as recovered: one dropped right after connecting keeps backing off.
-      if (Date.now() - connectedAt >= this.#settings.backoff.capMs) failures = 0;
+      if (this.#settings.now() - connectedAt >= this.#settings.backoff.capMs) failures = 0;
       await this.#sleep(backoffDelay(failures++, this.#settings.backoff, this.#settings.random));
     }
     this.#session = undefined;
@@ -173,6 +173,7 @@ export class AdsLink {
       session.end();
       await client.disconnect(true).catch(noop);
       client.removeAllListeners();
+      forgetPendingRequests(client);
       throw err;
     } finally {
       this.#abort = undefined;
@@ -203,4 +204,16 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
   });
   return Promise.race([work, limit]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * ads-client keeps a timer per unanswered request even after a forced disconnect, so an abandoned attempt
+ * (close() while a silent peer holds the connect) would keep the process alive for up to TimeoutMs. The
+ * client is discarded: its requests will never be answered, and nobody waits on them.
+ */
+function forgetPendingRequests(client: Client): void {
+  const pending = (
+    client as unknown as { activeAdsRequests?: Record<string, { timeoutTimerHandle?: NodeJS.Timeout }> }
+  ).activeAdsRequests;
+  for (const request of Object.values(pending ?? {})) clearTimeout(request.timeoutTimerHandle);
 }
