@@ -281,6 +281,57 @@ describe('web console in a browser', () => {
     }
   });
 
+  it('resumes the alarm stream after an admin terminates it, losing and repeating no transition', async () => {
+    const { page } = await open({ token: admin, route: '/alarms/line1' });
+    const feed = page.getByTestId('alarm-feed');
+    await feed.filter({ hasText: 'Live' }).waitFor();
+    const filler = page.locator('tr[data-alarm="FILLER_OVERTEMP"]');
+    await filler.waitFor();
+    const applied = async (): Promise<number> => Number(await feed.getAttribute('data-applied'));
+    const journal = async (): Promise<Array<{ kind: string; alarm: { code: string } }>> =>
+      (
+        await call<{ items: Array<{ kind: string; alarm: { code: string } }> }>(
+          'GET',
+          '/api/plcs/line1/alarms/history?limit=1000',
+        )
+      ).items;
+    const journalLength = async (): Promise<number> => (await journal()).length;
+    const appliedBefore = await applied();
+    const journalBefore = await journalLength();
+    // Hold the console's reconnection back until the missed transitions have surely happened.
+    await page.route('**/api/alarms/stream', (route) => route.abort());
+    const adminPage = await open({ token: admin, route: '/admin' });
+    const streams = adminPage.page.locator('tr[data-kind="alarms.fleet.sse"]').filter({ hasText: 'alice' });
+    await streams.first().waitFor();
+    await assertAccessible(adminPage.page, 'admin');
+    await screenshot(adminPage.page, 'admin');
+    // The earlier alarm page of this test file still follows the stream too: end every one of alice's.
+    while ((await streams.count()) > 0) {
+      await streams
+        .first()
+        .getByRole('button', { name: /Terminate/ })
+        .click();
+      await adminPage.page.getByRole('dialog').getByRole('button', { name: 'Terminate' }).click();
+      await adminPage.page.getByRole('status').filter({ hasText: 'Ended alarms.fleet.sse' }).waitFor();
+      await adminPage.page.getByRole('dialog').waitFor({ state: 'detached' });
+    }
+    await feed.filter({ hasText: 'reconnecting' }).waitFor();
+    // Acknowledged while the console is cut off: acknowledged, then ended.
+    assert.deepEqual(await call('POST', '/api/plcs/line1/alarms/FILLER_OVERTEMP/acknowledge'), {
+      acknowledged: true,
+    });
+    // The gateway journals the transitions as its monitor reads the PLC: wait for the last one.
+    while (!(await journal()).some((i) => i.kind === 'ended' && i.alarm.code === 'FILLER_OVERTEMP')) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const missed = (await journalLength()) - journalBefore;
+    assert.ok(missed >= 2, `${missed} transitions while cut off`);
+    await page.unroute('**/api/alarms/stream');
+    await filler.waitFor({ state: 'detached' });
+    await feed.filter({ hasText: 'Live' }).waitFor();
+    assert.equal((await applied()) - appliedBefore, missed, 'every missed transition applied exactly once');
+  });
+
   it('steps, runs and pauses a simulation with its axes drawn live, and stops a PLC after confirmation', async () => {
     const { page } = await open({ token: admin, route: '/sim/line2' });
     await page.getByTestId('sim-state').filter({ hasText: 'Stopped' }).waitFor();
