@@ -37,7 +37,8 @@ export async function openConsole(
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
+    // A failed load names its URL in the location, not the text: keep it, so a test can tell which load failed.
+    if (m.type() === 'error') errors.push(m.location().url ? `${m.text()} (${m.location().url})` : m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
   const fragment = options.token ? `#token=${options.token}` : '';
