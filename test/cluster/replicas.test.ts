@@ -2,6 +2,8 @@
 // replica's streams, any replica lists and ends any stream, and a SIGKILLed replica's streams leave the listing.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { clusterKey } from '../../src/cluster/cluster.ts';
 import { authHeaders, RawSse } from '../features/notifications/clients.ts';
 import { startReplica, startSimAds, type CliProcess } from '../helpers/cluster-plant.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
@@ -109,10 +111,22 @@ describe('cluster: three replicas share the stream registry', () => {
     const b = await open(r2, u);
     assert.deepEqual([a.status, b.status], [200, 200]);
     assert.equal((await open(r1, u)).status, 429);
+    // Redis announces the expiry of r2's liveness key (HeartbeatSeconds 1 x 3 after its last heartbeat).
+    const watcher = new Redis(redis.url);
+    await watcher.config('SET', 'notify-keyspace-events', 'Ex');
+    await watcher.subscribe('__keyevent@0__:expired');
+    const expired = new Promise<void>((resolve) =>
+      watcher.on('message', (_channel: string, key: string) => {
+        if (key === clusterKey('alive', 'r2')) resolve();
+      }),
+    );
     await r2.kill();
-    // Waits for the expiry (HeartbeatSeconds 1 x 3) as a condition, however long the machine takes.
-    while ((await listing(r1)).some((row) => row.replica === 'r2'))
-      await new Promise((r) => setTimeout(r, 100));
+    await expired;
+    watcher.disconnect();
+    assert.equal(
+      (await listing(r1)).some((row) => row.replica === 'r2'),
+      false,
+    );
     const c = await open(r1, u);
     assert.equal(c.status, 200);
     c.close();

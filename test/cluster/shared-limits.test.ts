@@ -2,6 +2,7 @@
 // budget whichever replica a request reaches, the Lifecycle window per PLC across replicas, and Redis dying:
 // ordinary limits fail open (counted, Degraded), Lifecycle fails closed (503), and both hold again once it is back.
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, manualClock } from '../helpers/app.ts';
@@ -11,6 +12,8 @@ import { bearer, mintToken } from '../helpers/tokens.ts';
 
 interface Replicas {
   apps: FastifyInstance[];
+  /** Each replica's log lines, as `line` events. */
+  logs: EventEmitter[];
   clock: ReturnType<typeof manualClock>;
   close(): Promise<void>;
 }
@@ -18,9 +21,13 @@ interface Replicas {
 async function startReplicas(redis: RedisServer, settings: Record<string, unknown>): Promise<Replicas> {
   const clock = manualClock(Date.now());
   const apps: FastifyInstance[] = [];
+  const logs: EventEmitter[] = [];
   for (const id of ['r1', 'r2', 'r3']) {
+    const log = new EventEmitter();
+    logs.push(log);
     apps.push(
       await buildTestApp({
+        logger: { level: 'info', stream: { write: (line: string) => void log.emit('line', line) } },
         targets: [new FakeTarget('line1', { adsState: 'Stop' })],
         now: clock.now,
         settings: {
@@ -31,7 +38,7 @@ async function startReplicas(redis: RedisServer, settings: Record<string, unknow
       }),
     );
   }
-  return { apps, clock, close: async () => void (await Promise.all(apps.map((a) => a.close()))) };
+  return { apps, logs, clock, close: async () => void (await Promise.all(apps.map((a) => a.close()))) };
 }
 
 async function readyReport(app: FastifyInstance) {
@@ -42,12 +49,32 @@ async function readyReport(app: FastifyInstance) {
   }>();
 }
 
-/** Waits until the replica's cluster check reports Redis as `redis` (reconnects are asynchronous). */
-async function redisSeenAs(app: FastifyInstance, redis: 'Reachable' | 'Unreachable'): Promise<void> {
+/** The next line a replica logs when Redis becomes reachable or unreachable. */
+function reachabilityLogged(log: EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const onLine = (line: string): void => {
+      if (!line.includes('"shared Redis')) return;
+      log.off('line', onLine);
+      resolve();
+    };
+    log.on('line', onLine);
+  });
+}
+
+/**
+ * Waits until the replica's cluster check reports Redis as `redis`. Reconnects are asynchronous; the replica logs each
+ * change of reachability, so the check is read again on each log line.
+ */
+async function redisSeenAs(
+  app: FastifyInstance,
+  log: EventEmitter,
+  redis: 'Reachable' | 'Unreachable',
+): Promise<void> {
   for (;;) {
+    const next = reachabilityLogged(log);
     const check = (await readyReport(app)).checks.find((c) => c.name === 'cluster');
     if (check?.data.redis === redis) return;
-    await new Promise((r) => setTimeout(r, 20));
+    await next;
   }
 }
 
@@ -140,7 +167,7 @@ describe('cluster: shared rate limits and audit', () => {
       const [a, b] = r.apps as [FastifyInstance, FastifyInstance];
       const user = bearer(await mintToken({ sub: 'u', role: 'admin', scope: 'ads:read ads:lifecycle' }));
       await redis.kill();
-      await redisSeenAs(a, 'Unreachable');
+      await redisSeenAs(a, r.logs[0]!, 'Unreachable');
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++)
         statuses.push((await a.inject({ url: '/api/plcs', headers: user })).statusCode);
@@ -161,8 +188,8 @@ describe('cluster: shared rate limits and audit', () => {
       assert.match(metrics, /cluster_redis_up 0/);
 
       await redis.restart();
-      await redisSeenAs(a, 'Reachable');
-      await redisSeenAs(b, 'Reachable');
+      await redisSeenAs(a, r.logs[0]!, 'Reachable');
+      await redisSeenAs(b, r.logs[1]!, 'Reachable');
       const after = [];
       for (let i = 0; i < 3; i++)
         after.push((await (i % 2 ? b : a).inject({ url: '/api/plcs', headers: user })).statusCode);
