@@ -4,7 +4,7 @@
 // Messages: parent 'cpu' -> { cpuMs, wallMs } since the last 'cpu'; 'stop' -> exit.
 import { buildApp } from '../src/app.ts';
 import { configFromDocument } from '../src/config/load.ts';
-import { errorTypeMembers, timeStructMembers } from '../src/plc/index.ts';
+import { errorEntryMembers, errorTypeMembers, timeStructMembers } from '../src/plc/index.ts';
 import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
 import { createRegistry } from '../src/targets/registry.ts';
 import { SimulatedTarget } from '../src/targets/simulated/index.ts';
@@ -26,16 +26,7 @@ function program() {
     'TIMESTRUCT',
     timeStructMembers.map((name) => ({ name, type: 'WORD' })),
   );
-  b.struct('ST_ErrorEntry', [
-    { name: 'sKey', type: 'STRING' },
-    { name: 'Id', type: 'STRING' },
-    { name: 'ErrorCode', type: 'DINT' },
-    { name: 'ErrorType', type: 'E_ErrorType' },
-    { name: 'IsActive', type: 'BOOL' },
-    { name: 'NeedsAck', type: 'BOOL' },
-    { name: 'IsAcked', type: 'BOOL' },
-    { name: 'PLCTimeStamp', type: 'TIMESTRUCT' },
-  ]);
+  b.struct('ST_ErrorEntry', errorEntryMembers);
   b.functionBlock('FB_Alarms', [{ name: 'aAlarms', type: `ARRAY [1..${slots}] OF ST_ErrorEntry` }], []);
   b.symbol('GVL.fbAlarms', 'FB_Alarms');
   return b.build();

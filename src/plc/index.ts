@@ -26,4 +26,4 @@ export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './s
 export { symbolNode, symbolTree } from './symbol-tree.ts';
 export { findMethod, methodOf, orderedInputs, returnMemberOf } from './methods.ts';
 export { fileNotFound, splitFilePath } from './file-path.ts';
-export { errorTypeMembers, timeStructMembers, type ErrorTypeName } from './alarm-entry.ts';
+export { errorEntryMembers, errorTypeMembers, timeStructMembers, type ErrorTypeName } from './alarm-entry.ts';

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { resolve } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { PlcTargetConfig } from '../../../src/config/schema.ts';
-import { errorTypeMembers, timeStructMembers } from '../../../src/plc/index.ts';
+import { errorEntryMembers, errorTypeMembers, timeStructMembers } from '../../../src/plc/index.ts';
 import type { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
 import { createSimulatedTarget, SimulatedTarget } from '../../../src/targets/simulated/index.ts';
@@ -79,16 +79,10 @@ export function declareErrorEntry(b: ProgramBuilder, activeMember = 'IsActive'):
     'TIMESTRUCT',
     timeStructMembers.map((name) => ({ name, type: 'WORD' })),
   );
-  b.struct('ST_ErrorEntry', [
-    { name: 'sKey', type: 'STRING' },
-    { name: 'Id', type: 'STRING' },
-    { name: 'ErrorCode', type: 'DINT' },
-    { name: 'ErrorType', type: 'E_ErrorType' },
-    { name: activeMember, type: 'BOOL' },
-    { name: 'NeedsAck', type: 'BOOL' },
-    { name: 'IsAcked', type: 'BOOL' },
-    { name: 'PLCTimeStamp', type: 'TIMESTRUCT' },
-  ]);
+  b.struct(
+    'ST_ErrorEntry',
+    errorEntryMembers.map((m) => (m.name === 'IsActive' ? { ...m, name: activeMember } : m)),
+  );
 }
 
 export function alarmSettings(
