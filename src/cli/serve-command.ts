@@ -1,5 +1,6 @@
 // `plc-gateway serve`: load settings, build the targets and the app, listen, and close gracefully on a signal.
 import { resolve } from 'node:path';
+import { pino } from 'pino';
 import { loadConfig } from '../config/load.ts';
 import { parseListenUrl, reachableHost, type ListenAddress } from '../config/listen-url.ts';
 import { usesDevelopmentKey } from '../config/development-key.ts';
@@ -76,10 +77,12 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const port = parsePort(stringOption(parsed, 'port'));
   const configFile = resolve(io.cwd, stringOption(parsed, 'config') ?? 'appsettings.json');
   const config = loadConfig(configFile, io.env);
-  const registry = createRegistry(await buildTargets(config));
+  const logStream = { write: (line: string) => io.stdout.write(line) };
+  // Targets log what fails while nobody waits (connecting, notifications) on lines bound to their plcId.
+  const targetLog = pino({ level: config.settings.Logging.Level }, logStream);
+  const registry = createRegistry(await buildTargets(config, targetLog));
   // Loaded here so that the other commands (token) start without loading the HTTP stack.
   const { buildApp } = await import('../app.ts');
-  const logStream = { write: (line: string) => io.stdout.write(line) };
   const app = await buildApp(config, { registry, logger: { stream: logStream } }).catch(
     async (err: unknown) => {
       await registry.closeAll();

@@ -2,22 +2,30 @@
 import { ConfigError, type Config, type PlcTargetConfig } from '../config/schema.ts';
 import { createAdsTarget } from './ads/index.ts';
 import { createSimulatedTarget } from './simulated/index.ts';
+import type { TargetLogger } from './failure-log.ts';
 import type { PlcTarget } from './target.ts';
 
-function buildOne(id: string, settings: PlcTargetConfig, config: Config): Promise<PlcTarget> {
+function buildOne(
+  id: string,
+  settings: PlcTargetConfig,
+  config: Config,
+  logger: TargetLogger | undefined,
+): Promise<PlcTarget> {
   if (settings.Mode === 'Simulated') {
     return createSimulatedTarget(id, settings, { config });
   }
-  return Promise.resolve(createAdsTarget(id, settings, { config }));
+  return Promise.resolve(createAdsTarget(id, settings, { config, ...(logger ? { logger } : {}) }));
 }
 
 /**
- * Creates every configured target (not started). Throws one ConfigError listing the problems of all
+ * Creates every configured target (not started); each logs on a child of `logger` bound to its plcId. Throws one ConfigError listing the problems of all
  * targets together (scenarios, initial values), each already prefixed by its settings path.
  */
-export async function buildTargets(config: Config): Promise<PlcTarget[]> {
+export async function buildTargets(config: Config, logger?: TargetLogger): Promise<PlcTarget[]> {
   const entries = Object.entries(config.settings.PlcTargets);
-  const results = await Promise.allSettled(entries.map(([id, settings]) => buildOne(id, settings, config)));
+  const results = await Promise.allSettled(
+    entries.map(([id, settings]) => buildOne(id, settings, config, logger)),
+  );
   const problems: string[] = [];
   const targets: PlcTarget[] = [];
   let unexpected: unknown;

@@ -22,6 +22,9 @@ export const adsStates = [
   'Resume',
   'Config',
   'Reconfig',
+  'Stopping',
+  'Incompatible',
+  'Exception',
 ] as const;
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = (typeof adsStates)[number];
@@ -133,6 +136,13 @@ export interface SimulationControl {
 
 export type ConnectionListener = (state: ConnectionState) => void;
 
+/** Why a target is not connected: the catalog code, a message naming the cause, and since when. */
+export interface TargetError {
+  code: string;
+  message: string;
+  since: Date;
+}
+
 /**
  * One configured PLC. Operations throw AppError (src/errors.ts): PLC_UNAVAILABLE when not connected,
  * SYMBOL_NOT_FOUND, TYPE_NOT_FOUND, TYPE_MISMATCH (write validated before it reaches the PLC),
@@ -149,6 +159,8 @@ export interface PlcTarget {
   close(): Promise<void>;
 
   connectionState(): ConnectionState;
+  /** The failure that keeps the target from connecting, while not Connected; undefined otherwise. */
+  lastError(): TargetError | undefined;
   /** Returns a function that removes the listener. */
   onConnectionState(listener: ConnectionListener): () => void;
 

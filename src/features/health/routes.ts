@@ -13,7 +13,9 @@ const HealthReport = Type.Object({
       name: Type.String(),
       status: Status,
       description: Type.String(),
-      data: Type.Record(Type.String(), Type.String(), { description: 'Connection state by plcId' }),
+      data: Type.Record(Type.String(), Type.String(), {
+        description: 'Connection state by plcId; `<plcId>.lastError` says why one is not connected',
+      }),
     }),
   ),
 });

@@ -20,10 +20,14 @@ import {
   type SubscribeOptions,
   type Subscription,
   type SymbolNode,
+  type TargetError,
 } from '../target.ts';
 import { AdsLink } from './connection.ts';
 import { AdsFiles } from './files.ts';
-import { watchOnlineChanges } from './online-change.ts';
+import { OnlineChangeWatch } from './online-change.ts';
+import { connectFailure } from './connect-failure.ts';
+import { toAppError } from './ads-errors.ts';
+import { FailureLog, silentLogger, type TargetLogger } from '../failure-log.ts';
 import { findMethod, packInputs, resultSize, unpackResult } from './rpc.ts';
 import type { Session } from './session.ts';
 import type { AdsLinkSettings } from './settings.ts';
@@ -44,21 +48,27 @@ export class AdsTarget implements PlcTarget {
   readonly #link: AdsLink;
   readonly #subscriptions: SubscriptionManager;
   readonly #metadata: MetadataCache;
+  readonly #failures: FailureLog;
+  readonly #onlineChanges: OnlineChangeWatch;
 
-  constructor(id: string, displayName: string, settings: AdsLinkSettings) {
+  constructor(id: string, displayName: string, settings: AdsLinkSettings, log: TargetLogger = silentLogger) {
     this.id = id;
     this.displayName = displayName;
     this.#settings = settings;
+    this.#failures = new FailureLog(log, settings.now);
     this.#metadata = new MetadataCache(settings);
+    this.#onlineChanges = new OnlineChangeWatch((s) => void this.#onlineChanged(s));
     this.#link = new AdsLink(settings, {
       onSession: (session) => void this.#connected(session),
       onSymbolVersionChange: (session, version) => void this.#downloaded(session, version),
+      onConnectFailed: (err) => void this.#connectFailed(err),
     });
     this.#subscriptions = new SubscriptionManager(
       {
         session: () => this.#link.session,
         table: (s) => this.#metadata.table(s),
         retry: (s) => this.#link.drop(s),
+        failed: (what, err) => this.#swallowed(what, err),
       },
       settings,
     );
@@ -75,11 +85,21 @@ export class AdsTarget implements PlcTarget {
    * Notifications in use, subscriptions polled beyond the budget, and how often the symbol table was
    * uploaded (once per connection, program download or online change).
    */
-  get diagnostics(): { notifications: number; polled: number; symbolUploads: number } {
+  get diagnostics(): {
+    notifications: number;
+    polled: number;
+    symbolUploads: number;
+    onlineChangeWatch: boolean;
+    onlineChanges: number;
+    connectAttempts: number;
+  } {
     return {
+      connectAttempts: this.#link.attempts,
       notifications: this.#subscriptions.notificationCount,
       polled: this.#subscriptions.polledCount,
       symbolUploads: this.#metadata.symbolUploads,
+      onlineChangeWatch: this.#onlineChanges.armed,
+      onlineChanges: this.#onlineChanges.changes,
     };
   }
 
@@ -94,6 +114,10 @@ export class AdsTarget implements PlcTarget {
 
   connectionState(): ConnectionState {
     return this.#link.state;
+  }
+
+  lastError(): TargetError | undefined {
+    return this.#link.state === 'Connected' ? undefined : this.#failures.lastError;
   }
 
   onConnectionState(listener: ConnectionListener): () => void {
@@ -295,8 +319,29 @@ export class AdsTarget implements PlcTarget {
   }
 
   async #connected(session: Session): Promise<void> {
-    await watchOnlineChanges(session, (s) => void this.#onlineChanged(s)).catch(() => undefined);
-    await this.#subscriptions.restore(session).catch(() => undefined);
+    this.#failures.recovered();
+    await this.#onlineChanges.arm(session).catch((err) => this.#swallowed('Watching online changes', err));
+    await this.#subscriptions
+      .restore(session)
+      .catch((err) => this.#swallowed('Restoring subscriptions', err));
+  }
+
+  async #connectFailed(err: unknown): Promise<void> {
+    const s = this.#settings;
+    const error = await connectFailure(err, {
+      plcId: this.id,
+      host: s.host,
+      tcpPort: s.tcpPort,
+      netId: s.targetNetId,
+      timeoutMs: s.timeoutMs,
+    });
+    if (this.#link.state !== 'Connected') this.#failures.failed('Connecting', error, true);
+  }
+
+  /** A failure nobody awaits: logged once per distinct cause. */
+  #swallowed(what: string, err: unknown): void {
+    const e = toAppError(err, what, this.id);
+    this.#failures.failed(what, { code: e.code, message: e.message });
   }
 
   /** Explicit target: ads-client then leaves the version (and its download handling) to the notification. */
@@ -307,12 +352,22 @@ export class AdsTarget implements PlcTarget {
   async #downloaded(session: Session, version: number): Promise<void> {
     // symbols() may have seen this version first and uploaded it already.
     if (!this.#metadata.holds(session, version)) this.#metadata.flush(session);
-    await this.#subscriptions.symbolVersionChanged(session).catch(() => undefined);
+    // The download deletes every notification of the connection, the counter's among them: watch it again.
+    this.#onlineChanges.forget();
+    await this.#subscriptions
+      .symbolVersionChanged(session)
+      .catch((err) => this.#swallowed('Rebinding subscriptions after a download', err));
+    if (!session.alive) return;
+    await this.#onlineChanges
+      .arm(session)
+      .catch((err) => this.#swallowed('Watching online changes after a download', err));
   }
 
   async #onlineChanged(session: Session): Promise<void> {
     this.#metadata.flush(session);
-    await this.#subscriptions.onlineChanged(session).catch(() => undefined);
+    await this.#subscriptions
+      .onlineChanged(session)
+      .catch((err) => this.#swallowed('Rebinding subscriptions after an online change', err));
   }
 }
 

@@ -10,6 +10,8 @@ export interface LinkHooks {
   onSession(session: Session): void;
   /** The PLC program was downloaded again (symbol version changed to `version`) on a live connection. */
   onSymbolVersionChange(session: Session, version: number): void;
+  /** A connection attempt failed (the loop retries after its backoff). */
+  onConnectFailed(err: unknown): void;
 }
 
 const noop = (): void => undefined;
@@ -23,6 +25,7 @@ export class AdsLink {
   #state: ConnectionState = 'Disconnected';
   #session: Session | undefined;
   #ids = 0;
+  #attempts = 0;
   #closed = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
@@ -36,6 +39,11 @@ export class AdsLink {
 
   get state(): ConnectionState {
     return this.#state;
+  }
+
+  /** Connection attempts made so far (diagnostics). */
+  get attempts(): number {
+    return this.#attempts;
   }
 
   /** The live session, if connected. */
@@ -101,7 +109,8 @@ export class AdsLink {
       let session: Session;
       try {
         session = await this.#connectOnce();
-      } catch {
+      } catch (err) {
+        if (!this.#closed) this.#hooks.onConnectFailed(err);
         firstAttemptDone();
         if (this.#closed) break;
         await this.#sleep(backoffDelay(failures++, this.#settings.backoff, this.#settings.random));
@@ -131,6 +140,7 @@ export class AdsLink {
   }
 
   async #connectOnce(): Promise<Session> {
+    this.#attempts++;
     const s = this.#settings;
     const client = new Client({
       targetAmsNetId: s.targetNetId,

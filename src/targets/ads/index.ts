@@ -1,6 +1,7 @@
 // Creates Real targets: the PlcTarget port over an ADS connection (this folder is ads-client's only importer).
 import type { Config, PlcTargetConfig } from '../../config/schema.ts';
 import { AdsTarget } from './ads-target.ts';
+import { silentLogger, type TargetLogger } from '../failure-log.ts';
 import { linkSettings, type AdsTuning } from './settings.ts';
 
 export { AdsTarget } from './ads-target.ts';
@@ -13,8 +14,9 @@ export type { AdsTuning } from './settings.ts';
 export function createAdsTarget(
   id: string,
   settings: PlcTargetConfig,
-  ctx: { config: Config },
+  ctx: { config: Config; logger?: TargetLogger },
   tuning?: AdsTuning,
 ): AdsTarget {
-  return new AdsTarget(id, settings.DisplayName ?? '', linkSettings(id, settings, ctx.config, tuning));
+  const log = (ctx.logger ?? silentLogger).child({ plcId: id });
+  return new AdsTarget(id, settings.DisplayName ?? '', linkSettings(id, settings, ctx.config, tuning), log);
 }

@@ -79,8 +79,9 @@ export class Poller {
           this.#seen.set(e, Buffer.from(r.data));
           this.#deliver(e, r.data, now);
         });
-      } catch {
+      } catch (err) {
         // A failed poll is retried next period; a lost link is handled by the connection.
+        if (session.alive) this.#host.failed('Polling subscriptions', err);
       } finally {
         this.#running = false;
       }

@@ -15,6 +15,8 @@ export interface SubscriptionHost {
   table(session: Session): Promise<SymbolTable>;
   /** Subscriptions could not be restored on this connection: reconnect and try again. */
   retry(session: Session): void;
+  /** A failure nobody awaits (rebinding, releasing, polling): the target logs it. */
+  failed(what: string, err: unknown): void;
 }
 
 interface Listener {
@@ -116,7 +118,9 @@ export class SubscriptionManager {
       if (cycleMs < entry.cycleMs) {
         // A faster subscriber: the shared notification now samples at its rate.
         entry.cycleMs = cycleMs;
-        if (entry.mode === 'notify') await this.#rebind(entry, session).catch(() => undefined);
+        if (entry.mode === 'notify') {
+          await this.#rebind(entry, session).catch((err) => this.#host.failed(`Resampling ${path}`, err));
+        }
       }
       const last = entry.last;
       if (last) queueMicrotask(() => this.#emitTo(listener, last.event));
@@ -145,7 +149,9 @@ export class SubscriptionManager {
   /** Program download: handles and offsets are invalid; ads-client re-created its copies, drop them. */
   async symbolVersionChanged(session: Session): Promise<void> {
     for (const e of this.#entries.values()) this.#detach(e);
-    await session.run('Releasing notifications', (c) => c.unsubscribeAll()).catch(() => undefined);
+    await session
+      .run('Releasing notifications', (c) => c.unsubscribeAll())
+      .catch((err) => this.#host.failed('Releasing notifications', err));
     await this.#resync(session, true);
   }
 
@@ -173,7 +179,8 @@ export class SubscriptionManager {
     let table: SymbolTable;
     try {
       table = await session.run('Loading symbols', () => this.#host.table(session));
-    } catch {
+    } catch (err) {
+      this.#host.failed('Loading symbols for subscriptions', err);
       // Without symbols nothing can be bound: a fresh connection tries again rather than going quiet.
       if (session.alive && this.#entries.size > 0) this.#host.retry(session);
       return;
@@ -196,8 +203,9 @@ export class SubscriptionManager {
       if (!rebindAll && !moved && e.mode !== 'idle') continue;
       try {
         await this.#rebind(e, session);
-      } catch {
+      } catch (err) {
         // Stays idle until the next reconnect.
+        this.#host.failed(`Subscribing to ${e.address.path}`, err);
       }
     }
   }
@@ -280,7 +288,8 @@ export class SubscriptionManager {
     let value;
     try {
       value = decodeValue(e.address.type, data, e.address.path);
-    } catch {
+    } catch (err) {
+      this.#host.failed(`Decoding a notification of ${e.address.path}`, err);
       return;
     }
     const event = { value, typeName: e.address.type.name, timestamp };
@@ -310,7 +319,9 @@ export class SubscriptionManager {
     const { handle, session } = e;
     this.#detach(e);
     if (handle && session?.alive) {
-      await session.run('Deleting a notification', () => handle.unsubscribe()).catch(() => undefined);
+      await session
+        .run('Deleting a notification', () => handle.unsubscribe())
+        .catch((err) => this.#host.failed(`Deleting the notification of ${e.address.path}`, err));
     }
   }
 }

@@ -89,6 +89,11 @@ export class SimulatedTarget implements PlcTarget {
     return this.#state;
   }
 
+  /** An in-process simulation has no link to fail. */
+  lastError(): undefined {
+    return undefined;
+  }
+
   onConnectionState(listener: ConnectionListener): () => void {
     this.#listeners.add(listener);
     return () => {
