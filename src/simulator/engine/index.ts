@@ -1,6 +1,14 @@
 // The simulated PLC engine's public surface.
 export * from './types.ts';
-export { alignmentOf, arrayType, findMember, primitiveType, stringType, structType } from './layout.ts';
+export {
+  alignmentOf,
+  arrayStrides,
+  arrayType,
+  findMember,
+  primitiveType,
+  stringType,
+  structType,
+} from './layout.ts';
 export { parseTypeName, primitiveName, defaultStringLength, type TypeExpr } from './type-names.ts';
 export {
   TypeRegistry,

@@ -52,6 +52,16 @@ export function adsErrorText(code: number): string {
   return adsTexts[code] ?? 'unknown ADS error';
 }
 
+/** A sub-command of a sum request failed with `code`: classified like a failed single request. */
+export class AdsCodeError extends Error {
+  readonly adsError: { errorCode: number };
+
+  constructor(code: number) {
+    super(`ADS error ${code}`);
+    this.adsError = { errorCode: code };
+  }
+}
+
 /** What a failed ads-client call tells us, without its (internal, unstable) message text. */
 export interface AdsFailure {
   kind: 'ads' | 'timeout' | 'unavailable' | 'other';

@@ -2,7 +2,6 @@
 // types from the PLC's upload cached per connection, values converted by the engine's codec.
 import type { Client } from 'ads-client';
 import { AppError, isAppError } from '../../errors.ts';
-import { encode, encodeOver, type PlcType } from '../../simulator/engine/index.ts';
 import {
   adsStates,
   type AdsState,
@@ -34,7 +33,17 @@ import type { AdsLinkSettings } from './settings.ts';
 import { SubscriptionManager } from './subscriptions.ts';
 import { MetadataCache } from './metadata-cache.ts';
 import type { SymbolAddress } from './symbol-table.ts';
-import { decodeValue, itemError, readMany, readRaw, writeMany, writeRaw } from './value-io.ts';
+import {
+  decodeValue,
+  itemError,
+  rangeWrites,
+  readMany,
+  readRaw,
+  writeAll,
+  writeMany,
+  type RawWrite,
+} from './value-io.ts';
+import { writeRanges } from './write-ranges.ts';
 
 const controlStates = { Run: 5, Stop: 6, Reset: 2 } as const;
 const SymbolValueByHandle = 0xf005;
@@ -224,33 +233,37 @@ export class AdsTarget implements PlcTarget {
     return this.#use(`Writing ${path}`, async (session, client) => {
       const a = (await this.#metadata.table(session)).resolve(path);
       // Validated in full before anything reaches the PLC: TYPE_MISMATCH leaves it untouched.
-      let bytes = encode(a.type, value, a.path);
-      if (isComposite(a.type)) bytes = encodeOver(a.type, await readRaw(client, a), value, a.path);
-      await writeRaw(client, a, bytes);
+      const writes = rangeWrites(a, writeRanges(a.type, value, a.path));
+      await writeAll(client, writes, this.#settings.batchLimits);
     });
   }
 
-  /** Each item is validated before anything is written; a bad item fails alone. */
+  /** Each item is validated before anything is written; a bad item fails alone. One sum write for all. */
   writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]> {
     return this.#use('Writing symbols', async (session, client) => {
       const table = await this.#metadata.table(session);
       const out: BatchWriteItem[] = new Array<BatchWriteItem>(values.length);
-      const prepared: Array<{ index: number; address: SymbolAddress; bytes: Buffer; value: unknown }> = [];
+      const prepared: Array<{ index: number; writes: RawWrite[] }> = [];
       values.forEach(({ symbol, value }, index) => {
         const r = perItem(symbol, () => {
           const address = table.resolve(symbol);
-          return { address, bytes: encode(address.type, value, address.path) };
+          return rangeWrites(address, writeRanges(address.type, value, address.path));
         });
         if ('error' in r) out[index] = r;
-        else prepared.push({ index, ...r.value, value });
+        else prepared.push({ index, writes: r.value });
       });
-      await this.#mergeComposites(client, prepared);
-      const codes = await writeMany(client, prepared, this.#settings.batchLimits);
-      prepared.forEach(({ index }, k) => {
+      const codes = await writeMany(
+        client,
+        prepared.flatMap((p) => p.writes),
+        this.#settings.batchLimits,
+      );
+      let k = 0;
+      for (const { index, writes } of prepared) {
         const symbol = values[index]?.symbol ?? '';
-        const code = codes[k] ?? 0;
+        const code = codes.slice(k, k + writes.length).find((c) => c !== 0) ?? 0;
+        k += writes.length;
         out[index] = code === 0 ? { symbol } : { symbol, error: itemError(code, symbol) };
-      });
+      }
       return out;
     });
   }
@@ -280,34 +293,6 @@ export class AdsTarget implements PlcTarget {
 
   subscribe(path: string, options: SubscribeOptions): Promise<Subscription> {
     return this.#subscriptions.subscribe(path, options);
-  }
-
-  /**
-   * Partial struct values keep the members they omit: merge them over the PLC's current bytes, with the
-   * batch's earlier items applied first, so the batch lands as if written one after the other.
-   */
-  async #mergeComposites(
-    client: Client,
-    items: Array<{ address: SymbolAddress; bytes: Buffer; value: unknown }>,
-  ): Promise<void> {
-    const composite = items.filter((i) => isComposite(i.address.type));
-    if (composite.length === 0) return;
-    const current = await readMany(
-      client,
-      composite.map((i) => i.address),
-      this.#settings.batchLimits,
-    );
-    composite.forEach((item, k) => {
-      const r = current[k];
-      if (!r?.ok) return;
-      const a = item.address;
-      const base = Buffer.from(r.data.subarray(0, a.size));
-      for (const earlier of items) {
-        if (earlier === item) break;
-        overlay(base, a, earlier.address, earlier.bytes);
-      }
-      item.bytes = encodeOver(a.type, base, item.value, a.path);
-    });
   }
 
   #use<T>(what: string, fn: (session: Session, client: Client) => Promise<T>): Promise<T> {
@@ -373,19 +358,6 @@ export class AdsTarget implements PlcTarget {
 
 function stateName(n: number): AdsState {
   return adsStates[n] ?? 'Invalid';
-}
-
-/** Copies the part of an earlier write that falls inside `target`'s range into `base`. */
-function overlay(base: Buffer, target: SymbolAddress, source: SymbolAddress, bytes: Buffer): void {
-  if (source.indexGroup !== target.indexGroup) return;
-  const from = Math.max(source.indexOffset, target.indexOffset);
-  const to = Math.min(source.indexOffset + bytes.length, target.indexOffset + target.size);
-  if (from >= to) return;
-  bytes.copy(base, from - target.indexOffset, from - source.indexOffset, to - source.indexOffset);
-}
-
-function isComposite(type: PlcType): boolean {
-  return type.kind === 'struct' || type.kind === 'array';
 }
 
 function perItem<T>(

@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
+import type { TargetLogger } from '../../../src/targets/failure-log.ts';
 import { buildTestApp } from '../../helpers/app.ts';
 import { testConfig } from '../../helpers/config.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
@@ -12,7 +13,7 @@ import { EventLog } from '../../contract/events.ts';
 import { FaultProxy, eventually, fastTuning, realSettings, startPlant } from './harness.ts';
 
 /** A pino logger writing parsed JSON lines into `lines`. */
-function capturedLogger(): { logger: ReturnType<typeof pino>; lines: Array<Record<string, unknown>> } {
+function capturedLogger(): { logger: TargetLogger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino(
     { level: 'debug' },
