@@ -1,6 +1,39 @@
 // Lint rules, including the layering rules of the design (features never reach an adapter directly).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+
+const portOnly = [
+  {
+    group: ['**/targets/ads/**', 'ads-client', '**/simulator/**', '**/plc/ads/**'],
+    message: 'Features reach PLCs only through the PlcTarget port.',
+  },
+];
+const noHttp = [
+  {
+    group: ['fastify', '@fastify/*', '**/http/**', '**/guards/**', '**/features/**', '**/cli/**'],
+    message: 'Drivers and the simulator never import HTTP.',
+  },
+];
+const noTargets = [
+  { group: ['**/targets/**'], message: 'The simulator stands alone: share PLC code through src/plc.' },
+];
+const noSimulator = [
+  { group: ['**/simulator/**'], message: 'The ADS driver never reaches into the simulator: use src/plc.' },
+];
+const pureCore = [{ group: ['ads-client', 'yaml'], message: 'The engine is a pure core.' }];
+const plcModel = [
+  {
+    group: ['**/config/**', 'ads-client', 'yaml'],
+    message: 'src/plc is the bottom layer: it imports nothing above it.',
+  },
+];
+const pureCorePaths = ['node:net', 'net', 'node:fs', 'fs', 'node:fs/promises', 'node:child_process'];
+
+/** One folder's import restrictions: pattern groups plus forbidden module paths. */
+function layer(files, patterns, paths = []) {
+  return [{ files, rules: { 'no-restricted-imports': ['error', { paths, patterns }] } }];
+}
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bin/**', 'eslint.config.js'] },
@@ -16,57 +49,23 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/features/**/*.ts', 'src/http/**/*.ts', 'src/guards/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/targets/ads/**', 'ads-client'],
-              message: 'Features reach PLCs only through the PlcTarget port.',
-            },
-            {
-              group: ['**/simulator/engine/**', '**/simulator/ads-server/**'],
-              message: 'Features reach PLCs only through the PlcTarget port.',
-            },
-          ],
-        },
-      ],
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js'] })],
     },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
-  {
-    files: ['src/targets/**/*.ts', 'src/simulator/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['fastify', '@fastify/*', '**/http/**', '**/features/**'],
-              message: 'Drivers never import HTTP.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/simulator/engine/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: ['node:net', 'net', 'node:fs', 'fs', 'node:fs/promises'],
-          // The port's value shapes are shared with the engine; no adapter or HTTP code is.
-          patterns: [
-            { regex: '/targets/(?!target\\.ts$)', message: 'The engine is a pure core.' },
-            { group: ['fastify', '@fastify/*'], message: 'The engine is a pure core.' },
-          ],
-        },
-      ],
-    },
-  },
+  // Layering. A later block replaces an earlier block's options for the same rule, so each block lists its
+  // folder's restrictions in full, built from the layers below it.
+  ...layer(['src/features/**/*.ts', 'src/http/**/*.ts', 'src/guards/**/*.ts'], portOnly),
+  ...layer(['src/targets/**/*.ts'], noHttp),
+  ...layer(['src/targets/ads/**/*.ts'], [...noHttp, ...noSimulator]),
+  ...layer(['src/simulator/**/*.ts'], [...noHttp, ...noTargets]),
+  ...layer(['src/simulator/engine/**/*.ts'], [...noHttp, ...noTargets, ...pureCore], pureCorePaths),
+  ...layer(['src/plc/**/*.ts'], [...noHttp, ...noTargets, ...noSimulator, ...plcModel], pureCorePaths),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

@@ -22,6 +22,8 @@ import type { FeatureContext } from './http/feature-context.ts';
 import { loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
+import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
+import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 
@@ -31,6 +33,8 @@ export interface AppDeps {
   readonly logger?: boolean | object;
   /** Milliseconds clock for rate limits; tests inject one to step time. */
   readonly now?: Clock;
+  /** Milliseconds clock for token times (exp, nbf, iat); tests inject one. */
+  readonly tokenNow?: Clock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
 }
@@ -53,6 +57,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     routerOptions: { maxParamLength: 2048 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    ...serverTimeouts(settings.Http),
   }).withTypeProvider<TypeBoxTypeProvider>();
   // JSON only; areas that take other bodies register their own parser.
   app.removeContentTypeParser('text/plain');
@@ -70,13 +75,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   // Error and not-found handlers first: fastify binds a route's error handler when the route is registered.
   installErrorHandlers(app, createRouteIndex());
+  installProtocolRules(app);
+  installStrictQueryNumbers(app);
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
   const metrics = installMetrics(app);
   await installOpenApi(app, config);
   installGuards(app, {
     config,
     registry: deps.registry,
-    verifier: createTokenVerifier(settings.Auth, keySource),
+    verifier: createTokenVerifier(settings.Auth, keySource, deps.tokenNow),
     limits,
   });
 

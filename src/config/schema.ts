@@ -59,6 +59,10 @@ const AuthSettings = Type.Object(
     ClockSkewSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
     RoleClaimType: Type.String({ minLength: 1, default: 'role' }),
     DefaultPlcAccess: Type.Union([Type.Literal('none'), Type.Literal('*')], { default: 'none' }),
+    PlcAccessClaimFormat: Type.Union([Type.Literal('JsonArray'), Type.Literal('JsonArrayOrString')], {
+      default: 'JsonArray',
+      description: 'JsonArrayOrString also accepts the array JSON-encoded in a string claim',
+    }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -179,6 +183,14 @@ export const SettingsSchema = Type.Object(
     ),
     Files: Type.Object(
       { MaxBytes: PositiveInt(16 * 1024 * 1024) },
+      { additionalProperties: false, default: {} },
+    ),
+    Http: Type.Object(
+      {
+        HeadersTimeoutMs: PositiveInt(10_000, 'time to receive the request line and headers'),
+        RequestTimeoutMs: PositiveInt(30_000, 'time to receive the whole request, body included'),
+        KeepAliveTimeoutMs: PositiveInt(5_000, 'idle time allowed between requests on one connection'),
+      },
       { additionalProperties: false, default: {} },
     ),
   },

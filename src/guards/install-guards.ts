@@ -28,6 +28,12 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const auth = config.settings.Auth;
   app.decorateRequest('principal', null);
   app.decorateRequest('plcTarget', null);
+  // WebSocket routes (`{ websocket: true }`, as @fastify/websocket declares them) get the WebSocket token rules
+  // without having to repeat the marker in their config.
+  app.addHook('onRoute', (route) => {
+    if ((route as { websocket?: unknown }).websocket === true)
+      route.config = { ...route.config, websocket: true };
+  });
 
   const authenticate = async (request: FastifyRequest, websocket: boolean): Promise<Principal> => {
     const token = extractBearerToken(request, websocket);
@@ -35,6 +41,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     return principalFromClaims(claims, {
       roleClaimType: auth.RoleClaimType,
       defaultPlcAccess: auth.DefaultPlcAccess,
+      plcAccessClaimFormat: auth.PlcAccessClaimFormat,
     });
   };
 

@@ -16,7 +16,11 @@ export interface PrincipalOptions {
   readonly roleClaimType: string;
   /** Applied when the token carries no `plc_access` claim. */
   readonly defaultPlcAccess: 'none' | '*';
+  /** `JsonArrayOrString` also accepts the array JSON-encoded in a string claim (identity providers that cannot emit arrays). */
+  readonly plcAccessClaimFormat: PlcAccessClaimFormat;
 }
+
+export type PlcAccessClaimFormat = 'JsonArray' | 'JsonArrayOrString';
 
 const noPlcs: PlcAccess = { all: false, ids: new Set() };
 
@@ -34,8 +38,12 @@ export function principalFromClaims(
   return {
     sub,
     roles: new Set(stringList(claimAt(claims, options.roleClaimType), /[\s,]+/)),
-    scopes: new Set([...stringList(claims.scope, /\s+/), ...stringList(claims.scp, /\s+/)]),
-    plcAccess: plcAccessFrom(claims.plc_access, options.defaultPlcAccess),
+    // RFC 8693: `scope` is one space-separated string; arrays belong in `scp` (which some providers send as a string).
+    scopes: new Set([
+      ...(typeof claims.scope === 'string' ? stringList(claims.scope, /\s+/) : []),
+      ...stringList(claims.scp, /\s+/),
+    ]),
+    plcAccess: plcAccessFrom(claims.plc_access, options.defaultPlcAccess, options.plcAccessClaimFormat),
   };
 }
 
@@ -61,13 +69,18 @@ function stringList(value: unknown, separator: RegExp): string[] {
 }
 
 /**
- * `plc_access` is a JSON array of plcIds (`["*"]` for all). Identity providers that only emit string claims
- * may send the array JSON-encoded in a string. Anything else grants nothing: a malformed claim never widens access.
+ * `plc_access` is a JSON array of plcIds (`["*"]` for all). Only when the format allows it, the array may come
+ * JSON-encoded in a string. Anything else grants nothing: a malformed claim never widens access.
  */
-export function plcAccessFrom(claim: unknown, fallback: 'none' | '*'): PlcAccess {
+export function plcAccessFrom(
+  claim: unknown,
+  fallback: 'none' | '*',
+  format: PlcAccessClaimFormat = 'JsonArray',
+): PlcAccess {
   if (claim === undefined) return fallback === '*' ? { all: true } : noPlcs;
   let value: unknown = claim;
   if (typeof value === 'string') {
+    if (format !== 'JsonArrayOrString') return noPlcs;
     try {
       value = JSON.parse(value) as unknown;
     } catch {

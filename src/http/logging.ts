@@ -1,33 +1,7 @@
-// Logger options: pino with the bearer token kept out of every line (header redacted, query value masked in URLs).
+// Logger options: pino with credentials kept out of every line (headers redacted, credentials masked in URLs).
 import type { FastifyServerOptions } from 'fastify';
 import type { Settings } from '../config/schema.ts';
-
-const redacted = '[REDACTED]';
-
-/** Replaces the value of every `access_token` query parameter (however its name is percent-encoded). */
-export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const hash = url.indexOf('#', q);
-  const query = hash < 0 ? url.slice(q + 1) : url.slice(q + 1, hash);
-  const masked = query
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const rawName = eq < 0 ? pair : pair.slice(0, eq);
-      return decodedName(rawName).toLowerCase() === 'access_token' ? `${rawName}=${redacted}` : pair;
-    })
-    .join('&');
-  return `${url.slice(0, q + 1)}${masked}${hash < 0 ? '' : url.slice(hash)}`;
-}
-
-function decodedName(raw: string): string {
-  try {
-    return decodeURIComponent(raw.replace(/\+/g, ' '));
-  } catch {
-    return raw;
-  }
-}
+import { redacted, redactUrl } from './redact-url.ts';
 
 interface LoggedRequest {
   method: string;

@@ -1,45 +1,17 @@
 // The PlcTarget port: the only way features reach a PLC, real or simulated. Values crossing it are
 // JSON-safe (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as milliseconds).
 
+import type { AdsStateName } from '../plc/ads/constants.ts';
+import type { FileEntry, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
+
+// The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
+export type { FileEntry, MethodResult, PlcValue, SymbolNode };
+export { adsStateNames as adsStates } from '../plc/ads/constants.ts';
+/** ADS state names; the index in `adsStates` is the numeric ADS state. */
+export type AdsState = AdsStateName;
+
 export type ConnectionState = 'Connected' | 'Connecting' | 'Disconnected';
 export type TargetMode = 'Real' | 'Simulated';
-
-export const adsStates = [
-  'Invalid',
-  'Idle',
-  'Reset',
-  'Init',
-  'Start',
-  'Run',
-  'Stop',
-  'SaveCfg',
-  'LoadCfg',
-  'PowerFailure',
-  'PowerGood',
-  'Error',
-  'Shutdown',
-  'Suspend',
-  'Resume',
-  'Config',
-  'Reconfig',
-  'Stopping',
-  'Incompatible',
-  'Exception',
-] as const;
-/** ADS state names; the index in `adsStates` is the numeric ADS state. */
-export type AdsState = (typeof adsStates)[number];
-
-/** A JSON-safe PLC value. Enums read as `{ name, value }`; structs are objects by member name. */
-export type PlcValue = boolean | number | string | null | PlcValue[] | { [member: string]: PlcValue };
-
-export interface SymbolNode {
-  instancePath: string;
-  typeName: string;
-  size: number;
-  comment: string;
-  /** Struct members and array elements (`path[i]`), or null for a leaf. */
-  children: SymbolNode[] | null;
-}
 
 export interface EnumMember {
   name: string;
@@ -94,18 +66,6 @@ export interface SubscribeOptions {
 export interface Subscription {
   readonly symbol: string;
   close(): Promise<void>;
-}
-
-export interface MethodResult {
-  returnValue: PlcValue;
-  outParameters: Record<string, PlcValue>;
-}
-
-export interface FileEntry {
-  name: string;
-  type: 'file' | 'dir';
-  size: number;
-  modified: Date;
 }
 
 export interface PlcFiles {

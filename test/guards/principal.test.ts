@@ -2,10 +2,19 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { satisfiesPolicy, type PolicyName } from '../../src/guards/policies.ts';
-import { canAccessPlc, plcAccessFrom, principalFromClaims } from '../../src/guards/principal.ts';
+import {
+  canAccessPlc,
+  plcAccessFrom,
+  principalFromClaims,
+  type PlcAccessClaimFormat,
+} from '../../src/guards/principal.ts';
 import { AppError } from '../../src/errors.ts';
 
-const options = { roleClaimType: 'role', defaultPlcAccess: 'none' as const };
+const options = {
+  roleClaimType: 'role',
+  defaultPlcAccess: 'none' as const,
+  plcAccessClaimFormat: 'JsonArray' as const,
+};
 
 describe('principalFromClaims', () => {
   test('roles as string or array, scopes from scope or scp', () => {
@@ -14,6 +23,8 @@ describe('principalFromClaims', () => {
       [{ role: ['viewer', 'operator'], scp: ['ads:read'] }, ['viewer', 'operator'], ['ads:read']],
       [{ role: 'admin', scp: 'ads:lifecycle ads:read' }, ['admin'], ['ads:lifecycle', 'ads:read']],
       [{ role: [1, 'admin', null], scope: 42 }, ['admin'], []],
+      // RFC 8693: scope is a string; an array there grants nothing.
+      [{ role: 'admin', scope: ['ads:read', 'ads:write'] }, ['admin'], []],
       [{}, [], []],
     ];
     for (const [claims, roles, scopes] of cases) {
@@ -51,22 +62,26 @@ describe('principalFromClaims', () => {
 
 describe('plc_access', () => {
   test('claim forms', () => {
-    const cases: Array<[unknown, 'none' | '*', string[], boolean]> = [
-      // claim, default, PLCs that must be allowed, whether 'other' is allowed
+    const cases: Array<[unknown, 'none' | '*', string[], boolean, PlcAccessClaimFormat?]> = [
+      // claim, default, PLCs that must be allowed, whether 'other' is allowed, claim format
       [['line1', 'line2'], 'none', ['line1', 'line2'], false],
       [['*'], 'none', ['line1', 'anything'], true],
       [[], '*', [], false],
       [undefined, 'none', [], false],
       [undefined, '*', ['line1'], true],
-      ['["line1"]', 'none', ['line1'], false],
-      ['["*"]', 'none', ['x'], true],
+      // JSON in a string grants nothing unless the format allows it.
+      ['["line1"]', '*', [], false],
+      ['["*"]', '*', [], false],
+      ['["line1"]', 'none', ['line1'], false, 'JsonArrayOrString'],
+      ['["*"]', 'none', ['x'], true, 'JsonArrayOrString'],
+      ['line1', '*', [], false, 'JsonArrayOrString'],
       ['line1', '*', [], false],
       [{ line1: true }, '*', [], false],
       [['line1', 3], '*', [], false],
       [null, '*', [], false],
     ];
-    for (const [claim, fallback, allowed, other] of cases) {
-      const access = { plcAccess: plcAccessFrom(claim, fallback) };
+    for (const [claim, fallback, allowed, other, format] of cases) {
+      const access = { plcAccess: plcAccessFrom(claim, fallback, format) };
       for (const id of allowed) assert.ok(canAccessPlc(access, id), `${JSON.stringify(claim)} -> ${id}`);
       assert.equal(canAccessPlc(access, 'other'), other, JSON.stringify(claim));
     }

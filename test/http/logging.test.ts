@@ -1,7 +1,7 @@
 // URL redaction for logs (pure table) and error rendering of framework errors.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { redactUrl } from '../../src/http/logging.ts';
+import { redactUrl } from '../../src/http/redact-url.ts';
 import { renderError } from '../../src/http/error-handler.ts';
 import { AppError } from '../../src/errors.ts';
 import { patternFor } from '../../src/http/route-index.ts';
@@ -19,7 +19,15 @@ describe('redactUrl', () => {
     ['/hub?access_token=a&access_token=b', '/hub?access_token=[REDACTED]&access_token=[REDACTED]'],
     ['/hub?access_token', '/hub?access_token=[REDACTED]'],
     ['/hub?access_token=abc#frag', '/hub?access_token=[REDACTED]#frag'],
-    ['/hub?my_access_token=keep', '/hub?my_access_token=keep'],
+    ['/hub?my_access_token=x', '/hub?my_access_token=[REDACTED]'],
+    [
+      '/api/plcs/a/variables?paths=GVL_HMI.stMachine.rSpeed',
+      '/api/plcs/a/variables?paths=GVL_HMI.stMachine.rSpeed',
+    ],
+    ['/x?q=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln&y=1', '/x?q=[REDACTED]&y=1'],
+    ['/x?eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln', '/x?[REDACTED]'],
+    ['/x/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln/y', '/x/[REDACTED]/y'],
+    [`/x?${'a'.repeat(3000)}`, `/x?${'a'.repeat(2045)}…[955 more characters]`],
     ['/hub?%E0%A4%A=1', '/hub?%E0%A4%A=1'],
   ];
   for (const [url, expected] of cases) {

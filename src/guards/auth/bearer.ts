@@ -1,39 +1,44 @@
 // Finds the bearer token of a request: the Authorization header, or `access_token` on WebSocket routes only.
+// Exactly one credential per request: a proxy and the gateway must never disagree about who is calling.
 import { AppError } from '../../errors.ts';
+import { countHeader } from '../../http/protocol-rules.ts';
 
 export interface TokenCarrier {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly query: unknown;
+  /** Node's header list as received, repeats included (`headers` keeps only the first Authorization). */
+  readonly raw: { readonly rawHeaders: readonly string[] };
 }
 
 const bearerPattern = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-/** The token, or a 401 explaining why there is none (missing, malformed, or in a query string not allowed). */
+function invalidRequest(message: string): AppError {
+  return new AppError('UNAUTHORIZED', message, { 'WWW-Authenticate': 'Bearer error="invalid_request"' });
+}
+
+/** The token, or a 401 explaining why there is none (missing, malformed, repeated, or in a query not allowed). */
 export function extractBearerToken(request: TokenCarrier, allowQueryToken: boolean): string {
   const queryToken = queryParameter(request.query, 'access_token');
   if (queryToken !== undefined && !allowQueryToken) {
-    throw new AppError(
-      'UNAUTHORIZED',
+    throw invalidRequest(
       'The access_token query parameter is accepted only on WebSocket routes; send an Authorization: Bearer header.',
-      { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
     );
   }
+  if (countHeader(request.raw.rawHeaders, 'authorization') > 1) {
+    throw invalidRequest('Send exactly one Authorization header.');
+  }
   const header = request.headers.authorization;
+  if (header !== undefined && queryToken !== undefined) {
+    throw invalidRequest('Send the token either in the Authorization header or in access_token, not both.');
+  }
   if (typeof header === 'string' && header.length > 0) {
     const match = bearerPattern.exec(header);
-    if (!match?.[1]) {
-      throw new AppError('UNAUTHORIZED', 'The Authorization header must be "Bearer <token>".', {
-        'WWW-Authenticate': 'Bearer error="invalid_request"',
-      });
-    }
+    if (!match?.[1]) throw invalidRequest('The Authorization header must be "Bearer <token>".');
     return match[1];
   }
   if (typeof queryToken === 'string' && queryToken.length > 0) return queryToken;
-  if (queryToken !== undefined) {
-    throw new AppError('UNAUTHORIZED', 'Send exactly one non-empty access_token query parameter.', {
-      'WWW-Authenticate': 'Bearer error="invalid_request"',
-    });
-  }
+  if (queryToken !== undefined)
+    throw invalidRequest('Send exactly one non-empty access_token query parameter.');
   throw new AppError('UNAUTHORIZED', undefined, { 'WWW-Authenticate': 'Bearer' });
 }
 

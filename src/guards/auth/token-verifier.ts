@@ -10,11 +10,20 @@ export interface TokenVerifier {
   verify(token: string): Promise<JWTPayload>;
 }
 
-export function createTokenVerifier(auth: AuthConfig, source: KeySource): TokenVerifier {
+// Compact JWS: three base64url segments, no padding. jose's decoder tolerates '=', so the shape is checked first.
+const compactJws = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** `now`: milliseconds clock for exp, nbf and iat; tests inject one. */
+export function createTokenVerifier(
+  auth: AuthConfig,
+  source: KeySource,
+  now: () => number = Date.now,
+): TokenVerifier {
+  const skew = auth.ClockSkewSeconds;
   const issuer = auth.Issuer ?? source.defaultIssuer;
   const options: JWTVerifyOptions = {
     algorithms: [...source.algorithms],
-    clockTolerance: auth.ClockSkewSeconds,
+    clockTolerance: skew,
     requiredClaims: ['exp', 'sub'],
     ...(issuer !== undefined ? { issuer: typeof issuer === 'string' ? issuer : [...issuer] } : {}),
     ...(auth.Audience !== undefined ? { audience: auth.Audience } : {}),
@@ -23,15 +32,23 @@ export function createTokenVerifier(auth: AuthConfig, source: KeySource): TokenV
   return {
     source: source.kind,
     async verify(token) {
+      if (!compactJws.test(token))
+        throw invalidToken('The token is not a valid JWT (compact form, base64url).');
+      const current = now();
+      let payload: JWTPayload;
       try {
+        const at = { ...options, currentDate: new Date(current) };
         const result =
-          typeof key === 'function'
-            ? await jwtVerify(token, key, options)
-            : await jwtVerify(token, key, options);
-        return result.payload;
+          typeof key === 'function' ? await jwtVerify(token, key, at) : await jwtVerify(token, key, at);
+        payload = result.payload;
       } catch (err) {
         throw invalidToken(reasonFor(err));
       }
+      // jose checks iat only against a maximum age; a token from the future is refused too.
+      if (typeof payload.iat === 'number' && payload.iat > current / 1000 + skew) {
+        throw invalidToken('The token is issued in the future.');
+      }
+      return payload;
     },
   };
 }

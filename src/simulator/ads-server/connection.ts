@@ -4,7 +4,7 @@
 import type { Socket } from 'node:net';
 import type { Dispatcher } from './dispatcher.ts';
 import { FileHandleTable } from './file-service.ts';
-import { AdsCommand, AmsTcpCommand, REQUEST_FLAGS } from './protocol/constants.ts';
+import { AdsCommand, AmsTcpCommand, REQUEST_FLAGS } from '../../plc/ads/constants.ts';
 import {
   decodeAmsPacket,
   encodeAmsPacket,

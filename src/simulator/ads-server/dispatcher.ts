@@ -9,8 +9,8 @@ import {
   type AdsRequest,
   type AdsResponse,
 } from './protocol/commands.ts';
-import { AdsCommand, RESPONSE_FLAGS, StateFlags } from './protocol/constants.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { AdsCommand, RESPONSE_FLAGS, StateFlags } from '../../plc/ads/constants.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeAmsPacket, type AmsPacket } from './protocol/frame.ts';
 import type { RequestContext } from './session.ts';
 

@@ -1,7 +1,7 @@
 // Maps what a service throws (AdsError, the engine's AppError, anything else) to the ADS result code.
 
 import { isAppError, type ErrorCode } from '../../errors.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 
 const byAppCode: Partial<Record<ErrorCode, number>> = {
   SYMBOL_NOT_FOUND: AdsErrorCode.SymbolNotFound,

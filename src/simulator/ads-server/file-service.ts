@@ -3,15 +3,14 @@
 
 import type { FileStore } from '../engine/file-store.ts';
 import { isAppError } from '../../errors.ts';
-import { IndexGroup } from './protocol/constants.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { IndexGroup } from '../../plc/ads/constants.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import {
   decodeFileName,
   decodeFileNamePair,
   encodeFindRecord,
   FileOpenMode,
-} from './protocol/file-records.ts';
-import type { ClientSession } from './session.ts';
+} from '../../plc/ads/file-records.ts';
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -133,7 +132,7 @@ export class FileService {
     io: number,
     readLength: number,
     data: Buffer,
-    session: ClientSession,
+    session: { readonly files: FileHandleTable },
   ): Promise<Buffer> {
     const table = session.files;
     switch (ig) {

@@ -9,8 +9,8 @@ import {
   type NotificationRequest,
   type NotificationStamp,
 } from './protocol/commands.ts';
-import { toFileTime, TransmissionMode } from './protocol/constants.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { toFileTime, TransmissionMode } from '../../plc/ads/constants.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { formatAmsAddress, type AmsAddress } from './protocol/net-id.ts';
 import type { ClientSession, RequestContext } from './session.ts';
 

@@ -1,22 +1,17 @@
 // The PLC runtime port (851): device info and state, memory, symbols and types, handles, RPC,
 // sum commands and notifications, all over the engine's SimulatedPlc.
 
-import { adsStateNames, type SimulatedPlc } from '../engine/plc.ts';
+import { adsStateNames } from '../../plc/ads/constants.ts';
+import type { SimulatedPlc } from '../engine/plc.ts';
 import { invokeRpc } from './rpc.ts';
 import type { NotificationHub, NotificationTarget } from './notification-hub.ts';
-import { AdsCommand, AdsState, IndexGroup } from './protocol/constants.ts';
+import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeHandleInfo, encodeUploadInfo } from './protocol/symbol-catalog.ts';
-import { SumDispatcher } from './sum-dispatcher.ts';
+import { SumDispatcher, type IndexGroupAccess } from './sum-dispatcher.ts';
 import type { RequestContext } from './session.ts';
 import { decodeName, type SymbolService } from './symbol-service.ts';
-
-export interface IndexGroupAccess {
-  read(ig: number, io: number, length: number, ctx: RequestContext): Buffer;
-  write(ig: number, io: number, data: Buffer, ctx: RequestContext): void;
-  readWrite(ig: number, io: number, readLength: number, data: Buffer, ctx: RequestContext): Buffer;
-}
 
 /** Answers longer than the client's buffer are cut to it, as TwinCAT does (a 4-byte read of 0xF003 is a handle). */
 function fit(data: Buffer, length: number): Buffer {

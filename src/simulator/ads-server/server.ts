@@ -2,12 +2,13 @@
 // connect) or with a fixed local address, and serves the PLC runtime port and the system service.
 
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { adsStateNames, type SimulatedPlc } from '../engine/plc.ts';
+import { adsStateNames } from '../../plc/ads/constants.ts';
+import type { SimulatedPlc } from '../engine/plc.ts';
 import { AdsConnection } from './connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { FileService } from './file-service.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
-import { AdsPort } from './protocol/constants.ts';
+import { AdsPort } from '../../plc/ads/constants.ts';
 import { formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
 import { RuntimeService } from './runtime-service.ts';
 import { SymbolService } from './symbol-service.ts';

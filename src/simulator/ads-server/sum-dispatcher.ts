@@ -2,8 +2,8 @@
 // failing sub-command reports its own error code and does not fail the others.
 
 import { adsCodeOf } from './error-map.ts';
-import { IndexGroup } from './protocol/constants.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { IndexGroup } from '../../plc/ads/constants.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import {
   decodeSumRead,
   decodeSumReadWrite,
@@ -13,8 +13,14 @@ import {
   encodeSumWriteResponse,
   type SumResult,
 } from './protocol/sum-commands.ts';
-import type { IndexGroupAccess } from './runtime-service.ts';
 import type { RequestContext } from './session.ts';
+
+/** Single-command access to the index groups, which each sub-command goes through. */
+export interface IndexGroupAccess {
+  read(ig: number, io: number, length: number, ctx: RequestContext): Buffer;
+  write(ig: number, io: number, data: Buffer, ctx: RequestContext): void;
+  readWrite(ig: number, io: number, readLength: number, data: Buffer, ctx: RequestContext): Buffer;
+}
 
 /** Largest answer one sum command may build. */
 const MAX_SUM_RESPONSE_BYTES = 16 * 1024 * 1024;

@@ -2,11 +2,11 @@
 
 import type { Program } from '../engine/program.ts';
 import type { SimulatedPlc } from '../engine/plc.ts';
-import type { ResolvedPath } from '../engine/path.ts';
-import type { MethodDef, StructType } from '../engine/types.ts';
+import type { ResolvedPath } from '../../plc/symbol-path.ts';
+import type { MethodDef, StructType } from '../../plc/types.ts';
 import { typeKey } from './protocol/ads-types.ts';
-import { IndexGroup } from './protocol/constants.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { IndexGroup } from '../../plc/ads/constants.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { buildSymbolCatalog, type SymbolCatalog } from './protocol/symbol-catalog.ts';
 import { encodeSymbolEntry } from './protocol/type-entries.ts';
 

@@ -3,9 +3,9 @@
 
 import type { SimulatedPlc } from '../engine/plc.ts';
 import type { FileService } from './file-service.ts';
-import { AdsCommand, AdsState, IndexGroup } from './protocol/constants.ts';
+import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
-import { AdsError, AdsErrorCode } from './protocol/errors.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import type { RequestContext } from './session.ts';
 
 const EXTENDED_STATE_LENGTH = 16;

@@ -1,6 +1,7 @@
-// The PLC's file store: path validation shared by every store, and an in-memory store of files and folders.
+// The simulated PLC's file store: the interface every store implements, and an in-memory store.
 import { AppError } from '../../errors.ts';
-import type { FileEntry } from './types.ts';
+import { fileNotFound, splitFilePath } from '../../plc/file-path.ts';
+import type { FileEntry } from '../../plc/types.ts';
 
 /** File services of a simulated PLC; paths are relative, `/`-separated. */
 export interface FileStore {
@@ -13,36 +14,6 @@ export interface FileStore {
   remove(path: string): Promise<void>;
   /** Moves a file, atomically replacing a file at `to`; missing parent folders of `to` are created. */
   rename(from: string, to: string): Promise<void>;
-}
-
-/**
- * Splits a relative path into segments. VALIDATION_ERROR for absolute paths, `.`/`..`, empty segments,
- * backslashes and NUL; '' (the root) only when `allowRoot`.
- */
-export function splitFilePath(path: string, allowRoot = false): string[] {
-  if (typeof path !== 'string') throw invalid(String(path), 'not a string');
-  if (path.includes('\0')) throw invalid(path, 'NUL characters are not allowed');
-  if (path.includes('\\')) throw invalid(path, 'backslashes are not allowed');
-  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) throw invalid(path, 'absolute paths are not allowed');
-  const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
-  if (trimmed === '') {
-    if (allowRoot) return [];
-    throw invalid(path, 'a file name is required');
-  }
-  const segments = trimmed.split('/');
-  for (const s of segments) {
-    if (s === '..' || s === '.') throw invalid(path, `'${s}' segments are not allowed`);
-    if (s === '') throw invalid(path, 'empty path segments are not allowed');
-  }
-  return segments;
-}
-
-function invalid(path: string, why: string): AppError {
-  return new AppError('VALIDATION_ERROR', `Invalid file path '${path}': ${why}.`);
-}
-
-export function fileNotFound(path: string): AppError {
-  return new AppError('FILE_NOT_FOUND', `File '${path}' not found.`);
 }
 
 interface FileNode {

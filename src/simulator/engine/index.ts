@@ -1,26 +1,12 @@
-// The simulated PLC engine's public surface.
-export * from './types.ts';
-export {
-  alignmentOf,
-  arrayStrides,
-  arrayType,
-  findMember,
-  primitiveType,
-  stringType,
-  structType,
-} from './layout.ts';
-export { parseTypeName, primitiveName, defaultStringLength, type TypeExpr } from './type-names.ts';
+// The simulated PLC engine's public surface, with the PLC model it is built on.
+export * from '../../plc/index.ts';
 export {
   TypeRegistry,
-  enumBaseRanges,
   type EnumMemberDecl,
   type MemberDecl,
   type MethodDecl,
   type TypeRef,
 } from './type-registry.ts';
-export { decode, encode, encodeInto, encodeOver } from './codec.ts';
-export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './path.ts';
-export { symbolNode, symbolTree } from './symbol-tree.ts';
 export {
   Program,
   ProgramBuilder,
@@ -29,14 +15,7 @@ export {
   type MethodOutcome,
   type SymbolOptions,
 } from './program.ts';
-export { findMethod, methodOf, orderedInputs, type MethodResult } from './invoke.ts';
+export { findMethod, type MethodResult } from './invoke.ts';
 export type { Watch, WatchChange, WatchOptions } from './watch.ts';
-export { MemoryFileStore, fileNotFound, splitFilePath, type FileStore } from './file-store.ts';
-export {
-  SimulatedPlc,
-  adsStateNames,
-  type AdsStateName,
-  type PlcDeviceInfo,
-  type PreparedWrite,
-  type SimulatedPlcOptions,
-} from './plc.ts';
+export { MemoryFileStore, type FileStore } from './file-store.ts';
+export { SimulatedPlc, type PlcDeviceInfo, type PreparedWrite, type SimulatedPlcOptions } from './plc.ts';

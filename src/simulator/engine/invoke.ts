@@ -1,19 +1,11 @@
 // Method calls on function block instances: parameters checked and encoded with the codec, results normalised.
 import { AppError } from '../../errors.ts';
-import { decode, encode } from './codec.ts';
-import type { MethodContext, Program } from './program.ts';
-import type { SimulatedPlc } from './plc.ts';
-import type { MethodDef, MethodParameter, PlcType, PlcValue } from './types.ts';
-
-import type { MethodResult } from '../../targets/target.ts';
+import { decode, encode } from '../../plc/codec.ts';
+import { methodOf, orderedInputs } from '../../plc/methods.ts';
+import type { MethodDef, MethodResult, PlcType, PlcValue } from '../../plc/types.ts';
+import type { MethodContext, MethodPlc, Program } from './program.ts';
 
 export type { MethodResult };
-
-/** The method named `methodName` (case-insensitive) of a function block type, or undefined. */
-export function methodOf(type: PlcType, methodName: string): MethodDef | undefined {
-  const name = methodName.toUpperCase();
-  return type.kind === 'struct' ? type.methods.find((m) => m.name.toUpperCase() === name) : undefined;
-}
 
 /** The method of the instance at `instancePath`; SYMBOL_NOT_FOUND when either does not exist. */
 export function findMethod(program: Program, instancePath: string, methodName: string): MethodContextBase {
@@ -26,54 +18,20 @@ export function findMethod(program: Program, instancePath: string, methodName: s
   return { instancePath: r.path, offset: r.offset, type, method };
 }
 
-/**
- * The values for a method's VAR_INPUT and VAR_IN_OUT parameters in declaration order, from positional or
- * named (case-insensitive) parameters: TYPE_MISMATCH for a wrong count, an unknown or a missing name.
- */
-export function orderedInputs(
-  method: MethodDef,
-  label: string,
-  parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-): Array<{ parameter: MethodParameter; value: unknown }> {
-  const params = method.parameters.filter((p) => p.direction !== 'out');
-  if (Array.isArray(parameters)) {
-    if (parameters.length !== params.length) {
-      throw new AppError(
-        'TYPE_MISMATCH',
-        `${label} takes ${params.length} parameter(s), got ${parameters.length}.`,
-      );
-    }
-    const values = parameters as readonly unknown[];
-    return params.map((parameter, i) => ({ parameter, value: values[i] }));
-  }
-  if (typeof parameters !== 'object' || parameters === null) {
-    throw new AppError('TYPE_MISMATCH', `${label}: parameters must be an array or an object.`);
-  }
-  const byName = new Map(params.map((p) => [p.name.toUpperCase(), p] as const));
-  const given = new Map<MethodParameter, unknown>();
-  for (const [key, value] of Object.entries(parameters as Record<string, unknown>)) {
-    const p = byName.get(key.toUpperCase());
-    if (!p) throw new AppError('TYPE_MISMATCH', `${label} has no input parameter '${key}'.`);
-    given.set(p, value);
-  }
-  const missing = params.filter((p) => !given.has(p)).map((p) => p.name);
-  if (missing.length)
-    throw new AppError('TYPE_MISMATCH', `${label}: missing parameter(s) ${missing.join(', ')}.`);
-  return params.map((parameter) => ({ parameter, value: given.get(parameter) }));
-}
-
 export type MethodContextBase = Omit<MethodContext, 'plc'>;
 
+/** Calls a method of `program` on the PLC `plc` that holds the program's memory. */
 export function invokeMethod(
-  plc: SimulatedPlc,
+  program: Program,
+  plc: MethodPlc,
   instancePath: string,
   methodName: string,
   parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
 ): MethodResult {
-  const base = findMethod(plc.program, instancePath, methodName);
+  const base = findMethod(program, instancePath, methodName);
   const { method } = base;
   const label = `${base.instancePath}#${method.name}`;
-  const impl = plc.program.method(base.type.name, method.name);
+  const impl = program.method(base.type.name, method.name);
   if (!impl) throw new AppError('ADS_ERROR', `${label} is not callable (no RPC implementation).`);
   const inputs = normaliseInputs(method, label, parameters);
   const outcome = impl({ ...base, plc }, inputs);

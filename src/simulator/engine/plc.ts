@@ -1,17 +1,13 @@
 // SimulatedPlc: the memory image of a Program, with typed and raw access, state, watches, methods and files.
 import { AppError } from '../../errors.ts';
-import { adsStates, type AdsState } from '../../targets/target.ts';
-import { decode, encodeInto, encodeOver } from './codec.ts';
+import type { AdsStateName } from '../../plc/ads/constants.ts';
+import { decode, encodeInto, encodeOver } from '../../plc/codec.ts';
 import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
-import type { ResolvedPath } from './path.ts';
+import type { ResolvedPath } from '../../plc/symbol-path.ts';
 import type { Program } from './program.ts';
-import type { PlcType, PlcValue } from './types.ts';
+import type { PlcType, PlcValue } from '../../plc/types.ts';
 import { WatchSet, type Watch, type WatchChange, type WatchOptions } from './watch.ts';
-
-/** ADS state names; the index is the numeric ADS state. */
-export const adsStateNames = adsStates;
-export type AdsStateName = AdsState;
 
 export interface PlcDeviceInfo {
   deviceName: string;
@@ -244,7 +240,7 @@ export class SimulatedPlc {
     method: string,
     parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
   ): MethodResult {
-    return invokeMethod(this, instancePath, method, parameters);
+    return invokeMethod(this.program, this, instancePath, method, parameters);
   }
 
   #rebind(w: {

@@ -1,9 +1,9 @@
 // ProgramBuilder declares types, symbols and method implementations; build() yields an immutable Program.
 import { AppError } from '../../errors.ts';
-import { encode } from './codec.ts';
-import { alignUp, alignmentOf, maxTypeSize } from './layout.ts';
-import { resolvePath, type ResolvedPath } from './path.ts';
-import { symbolNode, symbolTree } from './symbol-tree.ts';
+import { encode } from '../../plc/codec.ts';
+import { alignUp, alignmentOf, maxTypeSize } from '../../plc/memory-layout.ts';
+import { resolvePath, type ResolvedPath } from '../../plc/symbol-path.ts';
+import { symbolNode, symbolTree } from '../../plc/symbol-tree.ts';
 import {
   TypeRegistry,
   type EnumMemberDecl,
@@ -11,11 +11,24 @@ import {
   type MethodDecl,
   type TypeRef,
 } from './type-registry.ts';
-import type { EnumType, MethodDef, PlcType, PlcValue, StructType, SymbolDef, SymbolNode } from './types.ts';
-import type { SimulatedPlc } from './plc.ts';
+import type {
+  EnumType,
+  MethodDef,
+  PlcType,
+  PlcValue,
+  StructType,
+  SymbolDef,
+  SymbolNode,
+} from '../../plc/types.ts';
+
+/** The PLC a method body runs on, as far as a body may use it: values by path. */
+export interface MethodPlc {
+  read(path: string): PlcValue;
+  write(path: string, value: unknown): void;
+}
 
 export interface MethodContext {
-  plc: SimulatedPlc;
+  plc: MethodPlc;
   /** Canonical path of the function block instance. */
   instancePath: string;
   /** Absolute memory offset of the instance. */

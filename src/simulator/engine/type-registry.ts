@@ -1,17 +1,16 @@
 // The program's type system: user structs, function blocks and enums by name, plus derived array types.
 import { AppError } from '../../errors.ts';
-import { arrayType, primitiveType, stringType, structType } from './layout.ts';
-import { intRanges } from './scalar-codec.ts';
-import { parseTypeName, type TypeExpr } from './type-names.ts';
+import { arrayType, primitiveType, stringType, structType } from '../../plc/memory-layout.ts';
+import { enumBaseRanges } from '../../plc/scalar-codec.ts';
+import { parseTypeName, type TypeExpr } from '../../plc/type-names.ts';
 import type {
   EnumType,
   MethodDef,
   MethodParameter,
   PlcType,
-  PrimitiveName,
   StructType,
   TypeAttribute,
-} from './types.ts';
+} from '../../plc/types.ts';
 
 export type TypeRef = string | PlcType;
 
@@ -34,9 +33,6 @@ export interface EnumMemberDecl {
   name: string;
   value: number;
 }
-
-/** Integer ranges of the base types an enum may use: the integer types of at most 32 bits. */
-export const enumBaseRanges: Readonly<Partial<Record<PrimitiveName, readonly [number, number]>>> = intRanges;
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const typeIdentifier = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

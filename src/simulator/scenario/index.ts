@@ -38,7 +38,7 @@ export interface DeclaredScenario {
 
 /** Declares the scenario's program on `builder` (before build()). */
 export function declareScenario(builder: ProgramBuilder, scenario: ScenarioDefinition): DeclaredScenario {
-  const runtimes = new WeakMap<SimulatedPlc, HmiRuntime>();
+  const runtimes = new WeakMap<object, HmiRuntime>();
   const acknowledge: MethodImpl = (ctx, inputs) => {
     const key = typeof inputs.sKey === 'string' ? inputs.sKey : '';
     return { returnValue: runtimes.get(ctx.plc)?.acknowledge(key) ?? false };

@@ -1,56 +1,6 @@
 // ADS failures -> catalog errors: ADS code and text in the message, timeouts and lost links told apart.
 import { AppError, isAppError } from '../../errors.ts';
-
-/** Standard texts of the ADS codes a TwinCAT runtime answers with. */
-const adsTexts: Readonly<Record<number, string>> = {
-  1: 'internal error',
-  6: 'target port not found',
-  7: 'target machine not found',
-  8: 'unknown command id',
-  1792: 'general device error',
-  1793: 'service is not supported',
-  1794: 'invalid index group',
-  1795: 'invalid index offset',
-  1796: 'reading or writing not permitted',
-  1797: 'parameter size not correct',
-  1798: 'invalid parameter value',
-  1799: 'device is not ready',
-  1800: 'device is busy',
-  1802: 'out of memory',
-  1803: 'invalid parameter value',
-  1804: 'not found',
-  1805: 'syntax error',
-  1806: 'objects do not match',
-  1807: 'object already exists',
-  1808: 'symbol not found',
-  1809: 'symbol version invalid',
-  1810: 'device is in an invalid state',
-  1811: 'transmission mode not supported',
-  1812: 'notification handle is invalid',
-  1813: 'notification client not registered',
-  1814: 'no more notification handles',
-  1815: 'notification size too large',
-  1816: 'device not initialized',
-  1817: 'device has a timeout',
-  1820: 'device aborted',
-  1825: 'invalid array index',
-  1827: 'access denied',
-  1828: 'license not found',
-  1861: 'timeout elapsed',
-};
-
-export const AdsCode = {
-  NotFound: 1804,
-  SymbolNotFound: 1808,
-  ServiceNotSupported: 1793,
-  InvalidIndexGroup: 1794,
-  NoMoreHandles: 1814,
-  Timeout: 1861,
-} as const;
-
-export function adsErrorText(code: number): string {
-  return adsTexts[code] ?? 'unknown ADS error';
-}
+import { AdsErrorCode, adsErrorText } from '../../plc/ads/error-codes.ts';
 
 /** A sub-command of a sum request failed with `code`: classified like a failed single request. */
 export class AdsCodeError extends Error {
@@ -80,7 +30,7 @@ export function classify(err: unknown): AdsFailure {
   const e = (typeof err === 'object' && err !== null ? err : {}) as ClientErrorShape;
   const code = e.adsError?.errorCode;
   if (typeof code === 'number' && code > 0) {
-    return code === AdsCode.Timeout ? { kind: 'timeout', code } : { kind: 'ads', code };
+    return code === AdsErrorCode.Timeout ? { kind: 'timeout', code } : { kind: 'ads', code };
   }
   const texts = [
     ...(Array.isArray(e.trace) ? (e.trace as unknown[]).map(String) : []),
@@ -100,10 +50,11 @@ export function adsCodeOf(err: unknown): number | undefined {
 }
 
 export function adsError(code: number, what: string): AppError {
-  if (code === AdsCode.SymbolNotFound) return new AppError('SYMBOL_NOT_FOUND', `${what}: symbol not found.`);
-  if (code === AdsCode.Timeout)
+  if (code === AdsErrorCode.SymbolNotFound)
+    return new AppError('SYMBOL_NOT_FOUND', `${what}: symbol not found.`);
+  if (code === AdsErrorCode.Timeout)
     return new AppError('ADS_TIMEOUT', `${what}: the PLC did not answer in time.`);
-  return new AppError('ADS_ERROR', `${what}: ADS error ${code} (${adsErrorText(code)}).`);
+  return new AppError('ADS_ERROR', `${what}: ADS error ${code} (${lowerFirst(adsErrorText(code))}).`);
 }
 
 /**
@@ -123,4 +74,8 @@ export function toAppError(err: unknown, what: string, plcId: string): AppError 
     case 'other':
       return new AppError('ADS_ERROR', `${what}: the ADS request failed.`);
   }
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }

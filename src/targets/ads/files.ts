@@ -3,21 +3,20 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
-import { splitFilePath } from '../../simulator/engine/index.ts';
+import { splitFilePath } from '../../plc/file-path.ts';
 import type { FileEntry, PlcFiles } from '../target.ts';
-import { AdsCode, adsCodeOf } from './ads-errors.ts';
+import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { adsCodeOf } from './ads-errors.ts';
+import { AdsPort, IndexGroup } from '../../plc/ads/constants.ts';
 import {
-  FILE_CHUNK,
-  FileGroup,
-  OpenMode,
-  SystemServicePort,
-  fileName,
+  FIND_RECORD_LENGTH,
+  FileOpenMode,
+  decodeFindRecord,
+  encodeFileName,
+  encodeFileNamePair,
   fileOffset,
-  findRecordLength,
-  parseFindRecord,
-  renamePayload,
   type FindRecord,
-} from './file-protocol.ts';
+} from '../../plc/ads/file-records.ts';
 
 /** Runs ADS calls on the live connection (PLC_UNAVAILABLE otherwise); `what` names the operation. */
 export type RunOnLink = <T>(
@@ -31,7 +30,9 @@ export interface LinkFileState {
   renameSupported?: boolean;
 }
 
-const system = { adsPort: SystemServicePort };
+/** Bytes per FREAD/FWRITE. */
+const FILE_CHUNK = 64 * 1024;
+const system = { adsPort: AdsPort.SystemService };
 const tempPattern = /^\.[0-9a-f]{12}\.tmp$/;
 
 export class AdsFiles implements PlcFiles {
@@ -46,12 +47,12 @@ export class AdsFiles implements PlcFiles {
   async read(path: string): Promise<Buffer> {
     const name = splitFilePath(path).join('/');
     return this.#run(`Reading file '${path}'`, async (client) => {
-      const handle = await open(client, name, OpenMode.Read | OpenMode.Binary, path);
+      const handle = await open(client, name, FileOpenMode.Read | FileOpenMode.Binary, path);
       try {
         const parts: Buffer[] = [];
         let total = 0;
         for (;;) {
-          const chunk = await client.readRaw(FileGroup.Read, handle, FILE_CHUNK, system);
+          const chunk = await client.readRaw(IndexGroup.FileRead, handle, FILE_CHUNK, system);
           parts.push(chunk);
           total += chunk.length;
           if (total > this.#maxBytes) {
@@ -87,7 +88,7 @@ export class AdsFiles implements PlcFiles {
         link.renameSupported = true;
       } catch (err) {
         const code = adsCodeOf(err);
-        if (code === AdsCode.ServiceNotSupported || code === AdsCode.InvalidIndexGroup) {
+        if (code === AdsErrorCode.ServiceNotSupported || code === AdsErrorCode.InvalidIndexGroup) {
           // No FRENAME on this system: the service stores a file when it is closed, so write in place.
           link.renameSupported = false;
           await remove(client, temp);
@@ -140,12 +141,18 @@ export class AdsFiles implements PlcFiles {
 }
 
 function isNotFound(err: unknown): boolean {
-  return adsCodeOf(err) === AdsCode.NotFound;
+  return adsCodeOf(err) === AdsErrorCode.NotFound;
 }
 
 async function open(client: Client, name: string, mode: number, shown: string): Promise<number> {
   try {
-    const data = await client.readWriteRaw(FileGroup.Open, fileOffset(mode), 4, fileName(name), system);
+    const data = await client.readWriteRaw(
+      IndexGroup.FileOpen,
+      fileOffset(mode),
+      4,
+      encodeFileName(name),
+      system,
+    );
     return data.readUInt32LE(0);
   } catch (err) {
     if (isNotFound(err)) throw new AppError('FILE_NOT_FOUND', `File '${shown}' not found.`);
@@ -154,39 +161,56 @@ async function open(client: Client, name: string, mode: number, shown: string): 
 }
 
 async function close(client: Client, handle: number): Promise<void> {
-  await client.readWriteRaw(FileGroup.Close, handle, 0, Buffer.alloc(0), system).catch(() => undefined);
+  await client.readWriteRaw(IndexGroup.FileClose, handle, 0, Buffer.alloc(0), system).catch(() => undefined);
 }
 
 async function writeWhole(client: Client, name: string, content: Buffer, shown: string): Promise<void> {
-  const handle = await open(client, name, OpenMode.Write | OpenMode.Binary | OpenMode.EnsureDir, shown);
+  const handle = await open(
+    client,
+    name,
+    FileOpenMode.Write | FileOpenMode.Binary | FileOpenMode.EnsureDir,
+    shown,
+  );
   let closed = false;
   try {
     for (let pos = 0; pos < content.length; pos += FILE_CHUNK) {
-      await client.readWriteRaw(FileGroup.Write, handle, 0, content.subarray(pos, pos + FILE_CHUNK), system);
+      await client.readWriteRaw(
+        IndexGroup.FileWrite,
+        handle,
+        0,
+        content.subarray(pos, pos + FILE_CHUNK),
+        system,
+      );
     }
     // Closing is what commits the file: its failure is the write's failure.
     closed = true;
-    await client.readWriteRaw(FileGroup.Close, handle, 0, Buffer.alloc(0), system);
+    await client.readWriteRaw(IndexGroup.FileClose, handle, 0, Buffer.alloc(0), system);
   } finally {
     if (!closed) await close(client, handle);
   }
 }
 
 async function rename(client: Client, from: string, to: string): Promise<void> {
-  await client.readWriteRaw(FileGroup.Rename, fileOffset(0), 0, renamePayload(from, to), system);
+  await client.readWriteRaw(IndexGroup.FileRename, fileOffset(0), 0, encodeFileNamePair(from, to), system);
 }
 
 async function remove(client: Client, name: string): Promise<void> {
   await client
-    .readWriteRaw(FileGroup.Delete, fileOffset(0), 0, fileName(name), system)
+    .readWriteRaw(IndexGroup.FileDelete, fileOffset(0), 0, encodeFileName(name), system)
     .catch(() => undefined);
 }
 
 /** Every FFILEFIND record of a pattern; the find handle is closed even when the listing stops early. */
 async function findAll(client: Client, pattern: string): Promise<FindRecord[]> {
   const records: FindRecord[] = [];
-  const first = parseFindRecord(
-    await client.readWriteRaw(FileGroup.Find, fileOffset(0), findRecordLength, fileName(pattern), system),
+  const first = decodeFindRecord(
+    await client.readWriteRaw(
+      IndexGroup.FileFind,
+      fileOffset(0),
+      FIND_RECORD_LENGTH,
+      encodeFileName(pattern),
+      system,
+    ),
   );
   if (!first) return records;
   records.push(first);
@@ -196,13 +220,19 @@ async function findAll(client: Client, pattern: string): Promise<FindRecord[]> {
     for (let i = 0; i < 100_000; i++) {
       let data: Buffer;
       try {
-        data = await client.readWriteRaw(FileGroup.Find, handle, findRecordLength, Buffer.alloc(0), system);
+        data = await client.readWriteRaw(
+          IndexGroup.FileFind,
+          handle,
+          FIND_RECORD_LENGTH,
+          Buffer.alloc(0),
+          system,
+        );
       } catch (err) {
         if (!isNotFound(err)) throw err;
         finished = true;
         break;
       }
-      const next = parseFindRecord(data);
+      const next = decodeFindRecord(data);
       if (!next) break;
       records.push(next);
     }

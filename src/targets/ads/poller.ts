@@ -1,11 +1,25 @@
 // Subscriptions beyond the notification budget: sampled with sum reads, delivered when their bytes change.
-import type { Entry, SubscriptionHost } from './subscriptions.ts';
+import type { Session } from './session.ts';
 import type { AdsLinkSettings } from './settings.ts';
+import type { SymbolAddress } from './symbol-table.ts';
 import { readMany } from './value-io.ts';
 
-export class Poller {
+/** A polled subscription: where its value lives and how often it was asked for. */
+export interface PolledEntry {
+  address: SymbolAddress;
+  cycleMs: number;
+}
+
+/** The live connection to poll on, if any. */
+export interface PollHost {
+  session(): Session | undefined;
+  /** A poll failed (it is retried next period): the target logs it. */
+  failed(what: string, err: unknown): void;
+}
+
+export class Poller<Entry extends PolledEntry> {
   readonly #settings: AdsLinkSettings;
-  readonly #host: SubscriptionHost;
+  readonly #host: PollHost;
   readonly #deliver: (entry: Entry, data: Buffer, timestamp: Date) => void;
   readonly #entries = new Set<Entry>();
   readonly #seen = new WeakMap<Entry, Buffer>();
@@ -14,7 +28,7 @@ export class Poller {
 
   constructor(
     settings: AdsLinkSettings,
-    host: SubscriptionHost,
+    host: PollHost,
     deliver: (entry: Entry, data: Buffer, timestamp: Date) => void,
   ) {
     this.#settings = settings;

@@ -9,7 +9,7 @@ import {
   type PlcType,
   type PlcValue,
   type StructType,
-} from '../../simulator/engine/index.ts';
+} from '../../plc/index.ts';
 import type { MethodResult } from '../target.ts';
 import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 

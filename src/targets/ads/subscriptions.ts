@@ -3,7 +3,8 @@
 // rebinding after reconnects, program downloads and online changes.
 import { AppError } from '../../errors.ts';
 import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
-import { AdsCode, adsCodeOf } from './ads-errors.ts';
+import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { adsCodeOf } from './ads-errors.ts';
 import { Poller } from './poller.ts';
 import type { Session } from './session.ts';
 import type { AdsLinkSettings } from './settings.ts';
@@ -52,7 +53,7 @@ export class SubscriptionManager {
   readonly #host: SubscriptionHost;
   readonly #settings: AdsLinkSettings;
   readonly #entries = new Map<string, Entry>();
-  readonly #poller: Poller;
+  readonly #poller: Poller<Entry>;
 
   constructor(host: SubscriptionHost, settings: AdsLinkSettings) {
     this.#host = host;
@@ -251,7 +252,7 @@ export class SubscriptionManager {
       );
     } catch (err) {
       e.mode = 'idle';
-      if (adsCodeOf(err) === AdsCode.NoMoreHandles) {
+      if (adsCodeOf(err) === AdsErrorCode.NoMoreHandles) {
         // The PLC ran out of notification handles before our budget did: poll this one.
         this.#poll(e);
         return;

@@ -1,11 +1,5 @@
 // The PLC's uploaded symbols resolved with the engine's path rules: instance path -> index group/offset + type.
-import {
-  resolvePath,
-  symbolNode,
-  type PlcType,
-  type SymbolDef,
-  type SymbolNode,
-} from '../../simulator/engine/index.ts';
+import { resolvePath, symbolNode, type PlcType, type SymbolDef, type SymbolNode } from '../../plc/index.ts';
 import type { TypeCatalog } from './type-catalog.ts';
 
 /** The fields of an uploaded symbol entry this table reads (ads-client's AdsSymbol has them). */

@@ -16,7 +16,7 @@ import {
   type StructMember,
   type StructType,
   type TypeExpr,
-} from '../../simulator/engine/index.ts';
+} from '../../plc/index.ts';
 
 /** The fields of an uploaded data-type entry this catalog reads (ads-client's AdsDataType has them). */
 export interface UploadedType {

@@ -1,7 +1,7 @@
 // Reading and writing values by address: single requests, and sum commands split into bounded batches.
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
-import { decode, type PlcType, type PlcValue } from '../../simulator/engine/index.ts';
+import { decode, type PlcType, type PlcValue } from '../../plc/index.ts';
 import { adsError, AdsCodeError } from './ads-errors.ts';
 import { toBatches, type BatchLimits } from './batches.ts';
 import type { SymbolAddress } from './symbol-table.ts';

@@ -1,12 +1,6 @@
 // A write touches only the bytes of what it names: the members a partial struct value gives, each array
 // element, whole leaves. Nothing is read first, so a member the PLC changes meanwhile is never put back stale.
-import {
-  arrayStrides,
-  encode,
-  findMember,
-  type ArrayType,
-  type PlcType,
-} from '../../simulator/engine/index.ts';
+import { arrayStrides, encode, findMember, type ArrayType, type PlcType } from '../../plc/index.ts';
 
 /** Bytes to write at `offset` within the symbol. */
 export interface ByteRange {

@@ -152,6 +152,16 @@ describe('simulation routes: step cycles', () => {
     '?cycles=abc',
     '',
     '?cycles=',
+    // Plain decimal digits only: each of these is a number to JavaScript, and 0x10 once ran 16 scans.
+    '?cycles=0x10',
+    '?cycles=0b1',
+    '?cycles=0o7',
+    '?cycles=1e3',
+    '?cycles=%2B5',
+    '?cycles=+5',
+    '?cycles=%201',
+    '?cycles=1.0',
+    '?cycles=1%00',
   ]) {
     test(`400 VALIDATION_ERROR for "${query}", nothing runs`, async () => {
       const before = await ok('twin', 'state');

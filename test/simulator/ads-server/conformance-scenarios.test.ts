@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { StructType } from '../../../src/simulator/engine/types.ts';
+import type { StructType } from '../../../src/plc/types.ts';
 import { createSimulatedTarget, type SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import { testConfig } from '../../helpers/config.ts';
 import { startHarness, type Harness } from './fixture.ts';

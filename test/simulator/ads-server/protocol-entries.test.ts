@@ -13,11 +13,7 @@ import {
   encodeHandleInfo,
   encodeUploadInfo,
 } from '../../../src/simulator/ads-server/protocol/symbol-catalog.ts';
-import {
-  decodeFindRecord,
-  encodeFindRecord,
-  FIND_RECORD_LENGTH,
-} from '../../../src/simulator/ads-server/protocol/file-records.ts';
+import { decodeFindRecord, encodeFindRecord, FIND_RECORD_LENGTH } from '../../../src/plc/ads/file-records.ts';
 
 interface ParsedType {
   name: string;

@@ -9,12 +9,8 @@ import {
   encodeRequest,
   encodeResponse,
 } from '../../../src/simulator/ads-server/protocol/commands.ts';
-import {
-  AdsCommand,
-  fromFileTime,
-  toFileTime,
-} from '../../../src/simulator/ads-server/protocol/constants.ts';
-import { AdsError } from '../../../src/simulator/ads-server/protocol/errors.ts';
+import { AdsCommand, fromFileTime, toFileTime } from '../../../src/plc/ads/constants.ts';
+import { AdsError } from '../../../src/plc/ads/error-codes.ts';
 import {
   decodeAmsPacket,
   encodeAmsPacket,

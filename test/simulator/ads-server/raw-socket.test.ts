@@ -7,7 +7,7 @@ import {
   decodeDeviceNotification,
   encodeRequest,
 } from '../../../src/simulator/ads-server/protocol/commands.ts';
-import { fromFileTime } from '../../../src/simulator/ads-server/protocol/constants.ts';
+import { fromFileTime } from '../../../src/plc/ads/constants.ts';
 import {
   decodeAmsPacket,
   encodeAmsPacket,

@@ -58,7 +58,7 @@ describe('ADS error mapping', () => {
   });
   const cases: Array<[unknown, string, RegExp]> = [
     [clientError(1808, ['readRaw(): failed']), 'SYMBOL_NOT_FOUND', /symbol not found/],
-    [clientError(1793, ['x']), 'ADS_ERROR', /ADS error 1793 \(service is not supported\)/],
+    [clientError(1793, ['x']), 'ADS_ERROR', /ADS error 1793 \(service is not supported by server\)/],
     [clientError(1861, ['x']), 'ADS_TIMEOUT', /in time/],
     [clientError(undefined, ['a', 'sendAdsCommand(): Timeout for command Read']), 'ADS_TIMEOUT', /in time/],
     [clientError(undefined, ['readRaw(): Client is not connected.']), 'PLC_UNAVAILABLE', /not connected/],

@@ -1,8 +1,8 @@
 // ADS command payloads (commands 1-9): request decoders and response encoders for the server side,
 // and the mirror-image request encoders / response decoders that raw test clients use.
 
-import { AdsCommand } from './constants.ts';
-import { AdsError, AdsErrorCode } from './errors.ts';
+import { AdsCommand } from '../../../plc/ads/constants.ts';
+import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
 
 export type AdsRequest =
   | { command: typeof AdsCommand.ReadDeviceInfo }

@@ -1,6 +1,6 @@
 // Sum commands (0xF080 read, 0xF081 write, 0xF082 read-write): many sub-commands in one ReadWrite.
 
-import { AdsError, AdsErrorCode } from './errors.ts';
+import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
 
 export interface SumReadItem {
   indexGroup: number;

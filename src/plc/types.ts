@@ -1,5 +1,5 @@
-// The simulated PLC's type model: IEC 61131-3 types as TwinCAT lays them out in memory.
-// Shared by the engine, the scenario runtime and the ADS server, which encodes these as TwinCAT type entries.
+// The PLC's type model: IEC 61131-3 types as TwinCAT lays them out in memory, and the JSON-safe values,
+// symbol trees and file entries they read as. Shared by the ADS driver and the simulator.
 
 export const primitiveSizes = {
   BOOL: 1,
@@ -122,5 +122,29 @@ export interface TypeAttribute {
   value: string;
 }
 
-// The value, tree and file shapes are the gateway port's own: the engine answers in the port's terms.
-export type { PlcValue, SymbolNode, FileEntry } from '../../targets/target.ts';
+/**
+ * A JSON-safe PLC value (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as
+ * milliseconds). Enums read as `{ name, value }`; structs are objects by member name.
+ */
+export type PlcValue = boolean | number | string | null | PlcValue[] | { [member: string]: PlcValue };
+
+export interface SymbolNode {
+  instancePath: string;
+  typeName: string;
+  size: number;
+  comment: string;
+  /** Struct members and array elements (`path[i]`), or null for a leaf. */
+  children: SymbolNode[] | null;
+}
+
+export interface MethodResult {
+  returnValue: PlcValue;
+  outParameters: Record<string, PlcValue>;
+}
+
+export interface FileEntry {
+  name: string;
+  type: 'file' | 'dir';
+  size: number;
+  modified: Date;
+}

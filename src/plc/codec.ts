@@ -1,8 +1,7 @@
 // The value codec: PLC bytes <-> JSON-safe values for every PlcType, validating writes against the type.
 import { cp1252Byte, decodeCp1252 } from './cp1252.ts';
-import { arrayStrides, findMember } from './layout.ts';
-import { decodePrimitive, describeValue, encodePrimitive, mismatch } from './scalar-codec.ts';
-import { enumBaseRanges } from './type-registry.ts';
+import { arrayStrides, findMember } from './memory-layout.ts';
+import { decodePrimitive, describeValue, encodePrimitive, enumBaseRanges, mismatch } from './scalar-codec.ts';
 import type { ArrayType, EnumType, PlcType, PlcValue, StringType, StructType } from './types.ts';
 
 /** Reads a value of `type` at `offset`. Enum values that are no member read as `{ name: '', value }`. */

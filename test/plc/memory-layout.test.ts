@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../../src/errors.ts';
-import { TypeRegistry, type MemberDecl } from '../../../src/simulator/engine/index.ts';
+import { AppError } from '../../src/errors.ts';
+import { TypeRegistry, type MemberDecl } from '../../src/simulator/engine/index.ts';
 
 function layout(members: MemberDecl[], setup?: (r: TypeRegistry) => void) {
   const r = new TypeRegistry();

@@ -1,7 +1,9 @@
-// ADS error codes a TwinCAT runtime answers with, as named constants with their standard texts.
+// The ADS error-code table: the codes a TwinCAT runtime answers with, named, with their standard texts.
+// The simulator's ADS server answers with them; the ADS driver classifies and reports them.
 
 export const AdsErrorCode = {
   NoError: 0,
+  InternalError: 1,
   TargetPortNotFound: 6,
   TargetMachineNotFound: 7,
   UnknownCommandId: 8,
@@ -29,8 +31,12 @@ export const AdsErrorCode = {
   ClientUnknown: 1813,
   NoMoreHandles: 1814,
   InvalidWatchSize: 1815,
+  NotInitialized: 1816,
+  DeviceTimeout: 1817,
+  Aborted: 1820,
   InvalidArrayIndex: 1825,
   AccessDenied: 1827,
+  LicenseNotFound: 1828,
   Timeout: 1861,
 } as const;
 
@@ -38,6 +44,7 @@ export type AdsErrorCodeValue = (typeof AdsErrorCode)[keyof typeof AdsErrorCode]
 
 const texts: Readonly<Record<number, string>> = {
   0: 'No error',
+  1: 'Internal error',
   6: 'Target port not found',
   7: 'Target machine not found',
   8: 'Unknown command ID',
@@ -65,8 +72,12 @@ const texts: Readonly<Record<number, string>> = {
   1813: 'Notification client not registered',
   1814: 'No more notification handles',
   1815: 'Size for watch too big',
+  1816: 'Device not initialized',
+  1817: 'Device has a timeout',
+  1820: 'Device aborted',
   1825: 'Invalid array index',
   1827: 'Access denied',
+  1828: 'License not found',
   1861: 'Timeout elapsed',
 };
 

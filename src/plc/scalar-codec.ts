@@ -1,5 +1,5 @@
 // Encoding and decoding of elementary values (integers, floats, times, dates) between JSON and PLC bytes.
-import { AppError } from '../../errors.ts';
+import { AppError } from '../errors.ts';
 import type { PlcValue, PrimitiveName } from './types.ts';
 
 type IntName = 'SINT' | 'USINT' | 'BYTE' | 'INT' | 'UINT' | 'WORD' | 'DINT' | 'UDINT' | 'DWORD';
@@ -16,6 +16,9 @@ export const intRanges: Readonly<Record<IntName, readonly [number, number]>> = {
   DWORD: [0, 4294967295],
 };
 
+/** Integer ranges of the base types an enum may use: the integer types of at most 32 bits. */
+export const enumBaseRanges: Readonly<Partial<Record<PrimitiveName, readonly [number, number]>>> = intRanges;
+
 const bigRanges = {
   LINT: [-(2n ** 63n), 2n ** 63n - 1n],
   ULINT: [0n, 2n ** 64n - 1n],
@@ -23,7 +26,6 @@ const bigRanges = {
   LTIME: [0n, 2n ** 64n - 1n],
 } as const;
 
-const maxReal = 3.4028234663852886e38;
 const msPerDay = 86_400_000;
 const maxU32 = 4294967295;
 
@@ -124,7 +126,10 @@ export function encodePrimitive(
       return;
     case 'REAL': {
       const v = float(name, value, path);
-      if (Math.abs(v) > maxReal) throw mismatch(path, `${v} is outside the REAL range`);
+      // Accepts what rounds to a float (3.4028235e38, as C# and Java print the maximum), not what overflows.
+      if (!Number.isFinite(Math.fround(v))) {
+        throw mismatch(path, `${v} is outside the REAL range`);
+      }
       buf.writeFloatLE(v, o);
       return;
     }

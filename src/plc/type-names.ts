@@ -1,5 +1,5 @@
 // Parser for IEC type names as TwinCAT writes them: primitives, STRING(n), WSTRING(n), ARRAY [a..b] OF T.
-import { AppError } from '../../errors.ts';
+import { AppError } from '../errors.ts';
 import { primitiveAliases, primitiveSizes, type ArrayDimension, type PrimitiveName } from './types.ts';
 
 export type TypeExpr =

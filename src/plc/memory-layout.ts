@@ -1,5 +1,5 @@
 // TwinCAT x64 memory layout: alignment rules and constructors for string, array and struct types.
-import { AppError } from '../../errors.ts';
+import { AppError } from '../errors.ts';
 import {
   primitiveSizes,
   type ArrayDimension,

@@ -1,4 +1,5 @@
-// ADS/AMS protocol numbers: AMS/TCP commands, ADS command ids, state flags, index groups, states, modes.
+// ADS/AMS protocol numbers shared by the ADS driver and the simulator's ADS server: AMS/TCP commands, ADS
+// command ids, state flags, ports, index groups (including the system service's file commands), states, modes.
 
 export const AMS_TCP_HEADER_LENGTH = 6;
 export const AMS_HEADER_LENGTH = 32;
@@ -69,25 +70,35 @@ export const IndexGroup = {
   FileFind: 133,
 } as const;
 
-export const AdsState = {
-  Invalid: 0,
-  Idle: 1,
-  Reset: 2,
-  Init: 3,
-  Start: 4,
-  Run: 5,
-  Stop: 6,
-  SaveConfig: 7,
-  LoadConfig: 8,
-  PowerFailure: 9,
-  PowerGood: 10,
-  Error: 11,
-  Shutdown: 12,
-  Suspend: 13,
-  Resume: 14,
-  Config: 15,
-  Reconfig: 16,
-} as const;
+/** ADS state names; the index is the numeric ADS state. */
+export const adsStateNames = [
+  'Invalid',
+  'Idle',
+  'Reset',
+  'Init',
+  'Start',
+  'Run',
+  'Stop',
+  'SaveCfg',
+  'LoadCfg',
+  'PowerFailure',
+  'PowerGood',
+  'Error',
+  'Shutdown',
+  'Suspend',
+  'Resume',
+  'Config',
+  'Reconfig',
+  'Stopping',
+  'Incompatible',
+  'Exception',
+] as const;
+export type AdsStateName = (typeof adsStateNames)[number];
+
+/** Numeric ADS states by name. */
+export const AdsState = Object.freeze(
+  Object.fromEntries(adsStateNames.map((name, state) => [name, state])) as Record<AdsStateName, number>,
+);
 
 export const TransmissionMode = {
   Cyclic: 3,

@@ -1,6 +1,6 @@
 // Instance paths: `GVL_HMI.aAxes[3].rPosition`, `a[1,2]`, resolved case-insensitively to type and offset.
-import { AppError } from '../../errors.ts';
-import { arrayStrides, findMember } from './layout.ts';
+import { AppError } from '../errors.ts';
+import { arrayStrides, findMember } from './memory-layout.ts';
 import type { PlcType, SymbolDef } from './types.ts';
 
 export interface PathSegment {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../../src/errors.ts';
-import { TypeRegistry, decode, encode, encodeOver } from '../../../src/simulator/engine/index.ts';
+import { AppError } from '../../src/errors.ts';
+import { TypeRegistry, decode, encode, encodeOver } from '../../src/simulator/engine/index.ts';
 
 const reg = new TypeRegistry();
 reg.defineEnum('E_MachineMode', [

@@ -1,0 +1,83 @@
+// Keeps credentials out of logged URLs: a query parameter whose name suggests a credential, and any part of the
+// URL that holds a JWT whatever its parameter name, is replaced by [REDACTED]. Long URLs are cut first, so the
+// work per line is bounded and each query byte is looked at once.
+
+export const redacted = '[REDACTED]';
+
+/** Longest URL written to a log line; the rest is summarised by its length. */
+export const maxLoggedUrlLength = 2048;
+
+// Matched against the decoded, lower-cased name with everything but letters and digits removed, so that
+// `access_token[]`, `access_token%00`, `%20access_token` and `Access-Token` all count.
+const credentialName = /token|jwt|bearer|auth|secret|passw|apikey|signature|credential|session/;
+
+// Three base64url segments; the first must decode to a JSON object for it to be a JWS header.
+const jwsShape = /([A-Za-z0-9_-]{2,})\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+
+export function redactUrl(url: string, maxLength = maxLoggedUrlLength): string {
+  const cut = url.length > maxLength;
+  const kept = cut ? url.slice(0, maxLength) : url;
+  const suffix = cut ? `…[${url.length - maxLength} more characters]` : '';
+  const q = kept.indexOf('?');
+  const pathPart = q < 0 ? kept : kept.slice(0, q);
+  const path = holdsJwt(pathPart) ? redactPathSegments(pathPart) : pathPart;
+  if (q < 0) return path + suffix;
+  const hash = kept.indexOf('#', q);
+  const query = hash < 0 ? kept.slice(q + 1) : kept.slice(q + 1, hash);
+  return `${path}?${redactQuery(query)}${hash < 0 ? '' : kept.slice(hash)}${suffix}`;
+}
+
+function redactQuery(query: string): string {
+  let out = '';
+  let start = 0;
+  while (start <= query.length) {
+    let end = query.indexOf('&', start);
+    if (end < 0) end = query.length;
+    out += (start > 0 ? '&' : '') + redactPair(query.slice(start, end));
+    start = end + 1;
+  }
+  return out;
+}
+
+function redactPair(pair: string): string {
+  const eq = pair.indexOf('=');
+  const rawName = eq < 0 ? pair : pair.slice(0, eq);
+  if (holdsJwt(rawName)) return redacted;
+  if (credentialName.test(normalizedName(rawName))) return `${rawName}=${redacted}`;
+  if (eq >= 0 && holdsJwt(pair.slice(eq + 1))) return `${rawName}=${redacted}`;
+  return pair;
+}
+
+function redactPathSegments(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => (holdsJwt(segment) ? redacted : segment))
+    .join('/');
+}
+
+function normalizedName(raw: string): string {
+  return decoded(raw)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+}
+
+/** True when the text, percent-decoded, contains a JWS: base64url.base64url.base64url with a JSON header. */
+function holdsJwt(raw: string): boolean {
+  // Dots may be percent-encoded, so only a text with neither cannot hold one.
+  if (raw.indexOf('.') < 0 && raw.indexOf('%') < 0) return false;
+  const text = decoded(raw);
+  for (const match of text.matchAll(jwsShape)) {
+    const header = Buffer.from(match[1]!, 'base64url').toString('latin1');
+    if (/^\s*\{/.test(header)) return true;
+  }
+  return false;
+}
+
+function decoded(raw: string): string {
+  if (raw.indexOf('%') < 0 && raw.indexOf('+') < 0) return raw;
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return raw;
+  }
+}

@@ -1,0 +1,21 @@
+// The PLC model shared by the ADS driver and the simulator: IEC types, their memory layout, the value codec,
+// type names, symbol paths and trees, method inputs and file paths. ADS protocol numbers live in ./ads/.
+export * from './types.ts';
+export {
+  alignmentOf,
+  alignUp,
+  arrayStrides,
+  arrayType,
+  findMember,
+  maxTypeSize,
+  primitiveType,
+  stringType,
+  structType,
+} from './memory-layout.ts';
+export { parseTypeName, primitiveName, defaultStringLength, type TypeExpr } from './type-names.ts';
+export { enumBaseRanges } from './scalar-codec.ts';
+export { decode, encode, encodeInto, encodeOver } from './codec.ts';
+export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './symbol-path.ts';
+export { symbolNode, symbolTree } from './symbol-tree.ts';
+export { methodOf, orderedInputs } from './methods.ts';
+export { fileNotFound, splitFilePath } from './file-path.ts';
