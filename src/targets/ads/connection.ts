@@ -1,8 +1,8 @@
 // The one ADS connection of a PLC: connect, watch, and reconnect with capped exponential backoff and jitter.
-import { Client } from 'ads-client';
 import type { ConnectionListener, ConnectionState } from '../target.ts';
 import { backoffDelay } from './backoff.ts';
 import { Session } from './session.ts';
+import { TimedClient } from './timed-client.ts';
 import type { AdsLinkSettings } from './settings.ts';
 
 export interface LinkHooks {
@@ -142,7 +142,7 @@ export class AdsLink {
   async #connectOnce(): Promise<Session> {
     this.#attempts++;
     const s = this.#settings;
-    const client = new Client({
+    const client = new TimedClient({
       targetAmsNetId: s.targetNetId,
       targetAdsPort: s.targetPort,
       routerAddress: s.host,

@@ -2,6 +2,7 @@
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
 import { toAppError } from './ads-errors.ts';
+import { inCallScope, NoAnswer } from './timed-client.ts';
 
 export class Session {
   readonly id: number;
@@ -13,7 +14,6 @@ export class Session {
   readonly #onEnd = new Set<() => void>();
   #resolveEnded: () => void = () => undefined;
   #alive = true;
-  #longCalls = 0;
 
   constructor(id: number, client: Client, plcId: string, timeoutMs: number) {
     this.id = id;
@@ -53,26 +53,22 @@ export class Session {
       onEnd = () => reject(this.unavailable());
       this.#onEnd.add(onEnd);
     });
-    const work = fn(this.client);
+    const { scope, work } = inCallScope(() => fn(this.client));
     work.catch(() => undefined);
     try {
       return await Promise.race([work, lost]);
     } catch (err) {
-      throw this.#alive ? toAppError(err, what, this.plcId) : this.unavailable();
+      // A client that lost its socket says so by its state, not by a message worth parsing.
+      const connected = this.#alive && this.client.connection.connected;
+      if (!connected) throw this.unavailable();
+      throw toAppError(scope.timedOut ? new NoAnswer(this.#timeoutMs) : err, what, this.plcId);
     } finally {
       if (onEnd) this.#onEnd.delete(onEnd);
     }
   }
 
-  /** Symbol and type uploads can take far longer than one request: widen the timeout while they run. */
-  async long<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
-    this.#longCalls++;
-    this.client.settings.timeoutDelay = Math.max(timeoutMs, this.#timeoutMs);
-    try {
-      return await fn();
-    } finally {
-      this.#longCalls--;
-      if (this.#longCalls === 0) this.client.settings.timeoutDelay = this.#timeoutMs;
-    }
+  /** Symbol and type uploads can take far longer than one request: only their requests wait `timeoutMs`. */
+  long<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+    return inCallScope(fn, Math.max(timeoutMs, this.#timeoutMs)).work;
   }
 }

@@ -98,6 +98,8 @@ export type RequestFault = (request: { command: number; indexGroup: number }) =>
 export class FaultProxy {
   mode: ProxyMode = 'pass';
   fault: RequestFault | undefined;
+  /** Requests it picks are swallowed: neither forwarded nor answered (indexGroup is 0 for commands without one). */
+  hold: ((request: { command: number; indexGroup: number }) => boolean) | undefined;
   readonly #upstream: number;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
@@ -137,6 +139,7 @@ export class FaultProxy {
         const size = 6 + pending.readUInt32LE(2);
         const frame = pending.subarray(0, size);
         pending = pending.subarray(size);
+        if (this.#held(frame)) continue;
         const answer = this.#faultAnswer(frame);
         if (answer) client.write(answer);
         else up.write(frame);
@@ -158,6 +161,14 @@ export class FaultProxy {
         drop();
       });
     }
+  }
+
+  #held(frame: Buffer): boolean {
+    if (!this.hold || frame.length < 38 || frame.readUInt16LE(0) !== 0) return false;
+    const ams = frame.subarray(6);
+    const command = ams.readUInt16LE(16);
+    const indexGroup = [2, 3, 9].includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
+    return this.hold({ command, indexGroup });
   }
 
   /** The error answer to an ADS request `fault` picks (Read, Write or ReadWrite by index group). */
