@@ -1,6 +1,6 @@
 // Variable reads and writes through the port: one path or a batch of at most 100, per-path errors in batches.
 // Values are JSON-safe as the port defines them; the driver validates writes against the PLC type.
-import { AppError } from '../../errors.ts';
+import { AppError, isAppError } from '../../errors.ts';
 import type { PlcTarget, PlcValue } from '../../targets/target.ts';
 
 export const maxBatchPaths = 100;
@@ -49,10 +49,23 @@ export async function readVariables(
   return { values };
 }
 
-/** Writes, then answers the value read back: what the PLC holds now, in the same form a read gives. */
-export async function writeVariable(target: PlcTarget, path: string, value: unknown): Promise<VariableValue> {
+/** A write's answer: the value read back, or (the write having landed) why it could not be read back. */
+export type WrittenValue =
+  VariableValue | { symbol: string; value: null; typeName: null; timestamp: null; readBackError: ItemError };
+
+/**
+ * Writes, then answers the value read back: what the PLC holds now, in the same form a read gives. A
+ * failed read-back does not fail the write that landed (a 5xx would invite a retry): it is reported beside it.
+ */
+export async function writeVariable(target: PlcTarget, path: string, value: unknown): Promise<WrittenValue> {
   await target.write(path, value);
-  return readVariable(target, path);
+  try {
+    return await readVariable(target, path);
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    const readBackError = { code: err.code, message: err.message };
+    return { symbol: path, value: null, typeName: null, timestamp: null, readBackError };
+  }
 }
 
 /** Every path validated by the driver; a bad value fails its own path only. */

@@ -10,6 +10,7 @@ import type { Session } from './session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 import { decodeValue } from './value-io.ts';
+import { checkDecodable } from './undecodable.ts';
 
 export interface SubscriptionHost {
   session(): Session | undefined;
@@ -79,6 +80,7 @@ export class SubscriptionManager {
     if (!session) throw new AppError('PLC_UNAVAILABLE', `PLC '${this.#settings.plcId}' is not connected.`);
     const table = await session.run(`Subscribing to ${path}`, () => this.#host.table(session));
     const address = table.resolve(path);
+    checkDecodable(address.type, address.path);
     const key = address.path.toUpperCase();
     const listener: Listener = { path, options, open: true };
     const cycleMs = Math.max(0, Math.round(options.cycleTimeMs));

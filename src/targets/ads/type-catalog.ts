@@ -17,6 +17,7 @@ import {
   type StructType,
   type TypeExpr,
 } from '../../plc/index.ts';
+import { opaque } from './undecodable.ts';
 
 /** The fields of an uploaded data-type entry this catalog reads (ads-client's AdsDataType has them). */
 export interface UploadedType {
@@ -230,15 +231,4 @@ function enumValue(raw: unknown, base: PrimitiveName, size: number): number {
     return signed ? raw.readIntLE(0, size) : raw.readUIntLE(0, size);
   }
   return 0;
-}
-
-/** A type the codec cannot interpret: a struct without members, read as `{}`, never written. */
-export function opaque(name: string, size: number): StructType {
-  return Object.freeze({
-    kind: 'struct',
-    name,
-    size,
-    members: Object.freeze([]),
-    methods: Object.freeze([]),
-  });
 }

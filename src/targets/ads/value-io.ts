@@ -6,12 +6,14 @@ import { adsError, AdsCodeError } from './ads-errors.ts';
 import { toBatches, type BatchLimits } from './batches.ts';
 import type { SymbolAddress } from './symbol-table.ts';
 import type { ByteRange } from './write-ranges.ts';
+import { checkDecodable } from './undecodable.ts';
 
 /** One sub-command's outcome: the bytes read, or the ADS code it failed with. */
 export type RawResult = { ok: true; data: Buffer } | { ok: false; code: number };
 
 /** Decodes a value; a PLC answering fewer bytes than the type needs is an ADS error, not garbage. */
 export function decodeValue(type: PlcType, data: Buffer, path: string): PlcValue {
+  checkDecodable(type, path);
   if (data.length < type.size) {
     throw new AppError(
       'ADS_ERROR',

@@ -1,6 +1,7 @@
 // A write touches only the bytes of what it names: the members a partial struct value gives, each array
 // element, whole leaves. Nothing is read first, so a member the PLC changes meanwhile is never put back stale.
 import { arrayStrides, encode, findMember, type ArrayType, type PlcType } from '../../plc/index.ts';
+import { checkDecodable } from './undecodable.ts';
 
 /** Bytes to write at `offset` within the symbol. */
 export interface ByteRange {
@@ -13,6 +14,7 @@ export interface ByteRange {
  * byte ranges it covers, adjacent ranges joined, in ascending order.
  */
 export function writeRanges(type: PlcType, value: unknown, path: string): ByteRange[] {
+  checkDecodable(type, path);
   const encoded = encode(type, value, path);
   const spans: Array<[number, number]> = [];
   collect(type, value, 0, spans);

@@ -98,6 +98,8 @@ export type RequestFault = (request: { command: number; indexGroup: number }) =>
 export class FaultProxy {
   mode: ProxyMode = 'pass';
   fault: RequestFault | undefined;
+  /** Rewrites whole answer frames (AMS/TCP header included) on their way to the client. */
+  answer: ((frame: Buffer) => Buffer) | undefined;
   /** Requests it picks are swallowed: neither forwarded nor answered (indexGroup is 0 for commands without one). */
   hold: ((request: { command: number; indexGroup: number }) => boolean) | undefined;
   readonly #upstream: number;
@@ -145,8 +147,21 @@ export class FaultProxy {
         else up.write(frame);
       }
     });
-    up.on('data', (d) => {
+    let answers = Buffer.alloc(0);
+    up.on('data', (chunk) => {
       if (this.mode === 'mute') return;
+      let d = chunk;
+      if (this.answer) {
+        answers = Buffer.concat([answers, chunk]);
+        const frames: Buffer[] = [];
+        while (answers.length >= 6 && answers.length >= 6 + answers.readUInt32LE(2)) {
+          const size = 6 + answers.readUInt32LE(2);
+          frames.push(this.answer(Buffer.from(answers.subarray(0, size))));
+          answers = answers.subarray(size);
+        }
+        if (frames.length === 0) return;
+        d = Buffer.concat(frames);
+      }
       if (this.mode === 'cut-next-answer') {
         this.mode = 'pass';
         client.write(d.subarray(0, Math.max(1, d.length >> 1)), drop);
