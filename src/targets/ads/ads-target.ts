@@ -101,8 +101,11 @@ export class AdsTarget implements PlcTarget {
     onlineChangeWatch: boolean;
     onlineChanges: number;
     connectAttempts: number;
+    derivedTypes: number;
   } {
+    const session = this.#link.session;
     return {
+      derivedTypes: session ? this.#metadata.derivedTypes(session) : 0,
       connectAttempts: this.#link.attempts,
       notifications: this.#subscriptions.notificationCount,
       polled: this.#subscriptions.polledCount,
