@@ -27,6 +27,7 @@ import { OnlineChangeWatch } from './online-change.ts';
 import { connectFailure } from './connect-failure.ts';
 import { toAppError } from './ads-errors.ts';
 import { FailureLog, silentLogger, type TargetLogger } from '../failure-log.ts';
+import { toPlcClock } from '../plc-clock.ts';
 import { findMethod, packInputs, resultSize, unpackResult } from './rpc.ts';
 import type { Session } from './session.ts';
 import type { AdsLinkSettings } from './settings.ts';
@@ -191,7 +192,7 @@ export class AdsTarget implements PlcTarget {
       const data = await readRaw(client, a);
       return {
         symbol: path,
-        value: decodeValue(a.type, data, a.path),
+        value: decodeValue(a.type, data, a.path, this.#settings.plcClock),
         typeName: a.type.name,
         timestamp: new Date(this.#settings.now()),
       };
@@ -222,7 +223,9 @@ export class AdsTarget implements PlcTarget {
           out[index] = { symbol: path, error: itemError(r.code, path) };
           return;
         }
-        const decoded = perItem(path, () => decodeValue(address.type, r.data, address.path));
+        const decoded = perItem(path, () =>
+          decodeValue(address.type, r.data, address.path, this.#settings.plcClock),
+        );
         out[index] =
           'error' in decoded
             ? decoded
@@ -236,7 +239,8 @@ export class AdsTarget implements PlcTarget {
     return this.#use(`Writing ${path}`, async (session, client) => {
       const a = (await this.#metadata.table(session)).resolve(path);
       // Validated in full before anything reaches the PLC: TYPE_MISMATCH leaves it untouched.
-      const writes = rangeWrites(a, writeRanges(a.type, value, a.path));
+      const plcValue = toPlcClock(a.type, value, this.#settings.plcClock);
+      const writes = rangeWrites(a, writeRanges(a.type, plcValue, a.path));
       await writeAll(client, writes, this.#settings.batchLimits);
     });
   }
@@ -250,7 +254,8 @@ export class AdsTarget implements PlcTarget {
       values.forEach(({ symbol, value }, index) => {
         const r = perItem(symbol, () => {
           const address = table.resolve(symbol);
-          return rangeWrites(address, writeRanges(address.type, value, address.path));
+          const plcValue = toPlcClock(address.type, value, this.#settings.plcClock);
+          return rangeWrites(address, writeRanges(address.type, plcValue, address.path));
         });
         if ('error' in r) out[index] = r;
         else prepared.push({ index, writes: r.value });

@@ -290,7 +290,7 @@ export class SubscriptionManager {
   #deliver(e: Entry, data: Buffer, timestamp: Date): void {
     let value;
     try {
-      value = decodeValue(e.address.type, data, e.address.path);
+      value = decodeValue(e.address.type, data, e.address.path, this.#settings.plcClock);
     } catch (err) {
       this.#host.failed(`Decoding a notification of ${e.address.path}`, err);
       return;

@@ -7,12 +7,13 @@ import { toBatches, type BatchLimits } from './batches.ts';
 import type { SymbolAddress } from './symbol-table.ts';
 import type { ByteRange } from './write-ranges.ts';
 import { checkDecodable } from './undecodable.ts';
+import { fromPlcClock, type PlcClock } from '../plc-clock.ts';
 
 /** One sub-command's outcome: the bytes read, or the ADS code it failed with. */
 export type RawResult = { ok: true; data: Buffer } | { ok: false; code: number };
 
 /** Decodes a value; a PLC answering fewer bytes than the type needs is an ADS error, not garbage. */
-export function decodeValue(type: PlcType, data: Buffer, path: string): PlcValue {
+export function decodeValue(type: PlcType, data: Buffer, path: string, clock: PlcClock): PlcValue {
   checkDecodable(type, path);
   if (data.length < type.size) {
     throw new AppError(
@@ -20,7 +21,7 @@ export function decodeValue(type: PlcType, data: Buffer, path: string): PlcValue
       `${path}: the PLC answered ${data.length} bytes, the type ${type.name} needs ${type.size}.`,
     );
   }
-  return decode(type, data, 0);
+  return fromPlcClock(type, decode(type, data, 0), clock);
 }
 
 export async function readRaw(client: Client, a: SymbolAddress): Promise<Buffer> {

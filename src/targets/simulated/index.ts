@@ -52,7 +52,7 @@ function createTarget(
     ? new DiskFileStore(resolve(ctx.config.contentRoot, settings.FileRoot))
     : undefined;
   const plc = new SimulatedPlc(builder.build(), files ? { files } : {});
-  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc);
+  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, settings.PlcClock ?? 'Utc');
   if (declared) attachScenario(target, declared, settings.ScenarioAutoStart ?? false);
   return target;
 }

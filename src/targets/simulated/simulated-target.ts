@@ -24,6 +24,7 @@ import type {
   Subscription,
   SymbolNode,
 } from '../target.ts';
+import { fromPlcClock, toPlcClock, type PlcClock } from '../plc-clock.ts';
 
 export class SimulatedTarget implements PlcTarget {
   readonly id: string;
@@ -40,9 +41,11 @@ export class SimulatedTarget implements PlcTarget {
   #state: ConnectionState = 'Disconnected';
   #typeSnapshot: TypeRegistry | undefined;
   readonly #enumCache = new Map<string, EnumMembers>();
+  readonly #clock: PlcClock;
 
-  constructor(id: string, displayName: string, plc: SimulatedPlc) {
+  constructor(id: string, displayName: string, plc: SimulatedPlc, clock: PlcClock = 'Utc') {
     this.id = id;
+    this.#clock = clock;
     this.displayName = displayName;
     this.plc = plc;
     // Files answer PLC_UNAVAILABLE while disconnected, like every other operation.
@@ -145,7 +148,7 @@ export class SimulatedTarget implements PlcTarget {
 
   write(path: string, value: unknown): Promise<void> {
     return this.#run(() => {
-      this.plc.write(path, value);
+      this.plc.write(path, this.#toPlc(path, value));
       this.plc.sample({ immediate: true });
     });
   }
@@ -156,7 +159,7 @@ export class SimulatedTarget implements PlcTarget {
       const prepared: PreparedWrite[] = [];
       const results = values.map(({ symbol, value }) =>
         perItem(symbol, () => {
-          prepared.push(this.plc.prepareWrite(symbol, value));
+          prepared.push(this.plc.prepareWrite(symbol, this.#toPlc(symbol, value)));
           return { symbol };
         }),
       );
@@ -189,7 +192,8 @@ export class SimulatedTarget implements PlcTarget {
       const watch = this.plc.watch(
         path,
         (change) => {
-          if (change.type) emit(decode(change.type, change.data, 0), change.type.name);
+          if (!change.type) return;
+          emit(fromPlcClock(change.type, decode(change.type, change.data, 0), this.#clock), change.type.name);
         },
         {
           cycleTimeMs: options.cycleTimeMs,
@@ -213,7 +217,7 @@ export class SimulatedTarget implements PlcTarget {
         if (!open || watch.path === undefined) return;
         try {
           const r = this.plc.program.resolve(watch.path);
-          emit(decode(r.type, this.plc.memory, r.offset), r.type.name);
+          emit(fromPlcClock(r.type, decode(r.type, this.plc.memory, r.offset), this.#clock), r.type.name);
         } catch {
           // The path vanished with a download; onInvalidated has reported it.
         }
@@ -229,10 +233,20 @@ export class SimulatedTarget implements PlcTarget {
     const r = this.plc.resolve(path);
     return {
       symbol: path,
-      value: decode(r.type, this.plc.memory, r.offset),
+      value: fromPlcClock(r.type, decode(r.type, this.plc.memory, r.offset), this.#clock),
       typeName: r.type.name,
       timestamp: new Date(this.plc.now()),
     };
+  }
+
+  /** A value in the PLC clock's fields (SYMBOL_NOT_FOUND surfaces from the write itself). */
+  #toPlc(path: string, value: unknown): unknown {
+    if (this.#clock !== 'Local') return value;
+    try {
+      return toPlcClock(this.plc.resolve(path).type, value, this.#clock);
+    } catch {
+      return value;
+    }
   }
 
   #connected(): Promise<void> {
