@@ -27,7 +27,7 @@ function plc(): SimulatedPlc {
 async function subject(
   driver: string,
   clock: PlcClock,
-): Promise<{ t: PlcTarget; p: SimulatedPlc; close(): Promise<void> }> {
+): Promise<{ t: PlcTarget; p: SimulatedPlc; close: () => Promise<void> }> {
   const p = plc();
   if (driver === 'simulated') {
     const t = new SimulatedTarget('sim', 'sim', p, clock);

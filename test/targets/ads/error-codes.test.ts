@@ -5,13 +5,11 @@ import { describe, it } from 'node:test';
 import { AppError, type ErrorCode } from '../../../src/errors.ts';
 import { adsCodeForError, errorForAdsCode } from '../../../src/plc/ads/error-map.ts';
 import { adsCodeOf as serverAnswer } from '../../../src/simulator/ads-server/error-map.ts';
+import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
 import { FaultProxy, makeTarget, startPlant } from './harness.ts';
 
-const ReadDeviceInfo = 1;
-const Read = 2;
-const Write = 3;
-const Memory = 0x4040;
-const DataTypeUpload = 0xf00e;
+const { ReadDeviceInfo, Read, Write } = AdsCommand;
+const { PlcMemory: Memory, DataTypeUpload } = IndexGroup;
 
 const isCode = (code: ErrorCode, message?: RegExp) => (e: unknown) => {
   assert.ok(e instanceof AppError, String(e));

@@ -3,16 +3,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
+import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
 import { FaultProxy, makeTarget, startPlant } from './harness.ts';
 
-const Read = 2;
-const Write = 3;
-const ReadWrite = 9;
-const SumRead = 0xf080;
-const SumWrite = 0xf081;
-const Memory = 0x4040;
+const { Read, Write, ReadWrite } = AdsCommand;
+const { SumRead, SumWrite, PlcMemory: Memory } = IndexGroup;
 /** Read by ads-client's connection check (system state), not by writes. */
-const SystemState = 0xf0;
+const SystemState = IndexGroup.SystemExtendedState;
 
 function structProgram(): SimulatedPlc {
   const b = new ProgramBuilder();

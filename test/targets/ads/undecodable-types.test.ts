@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors.ts';
 import { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
+import { AdsCommand } from '../../../src/plc/ads/constants.ts';
 import { FaultProxy, makeTarget, startPlant } from './harness.ts';
 
 /**
@@ -86,7 +87,11 @@ describe('ADS target: types it cannot decode', () => {
     // ReadState answers of the PLC runtime (source port 851): result u32, ADS state u16, device state u16.
     proxy.answer = (frame) => {
       const ams = frame.subarray(6);
-      if (forced !== undefined && ams.readUInt16LE(16) === 4 && ams.readUInt16LE(14) === 851) {
+      if (
+        forced !== undefined &&
+        ams.readUInt16LE(16) === AdsCommand.ReadState &&
+        ams.readUInt16LE(14) === 851
+      ) {
         ams.writeUInt16LE(forced, 36);
       }
       return frame;

@@ -10,6 +10,7 @@ import { buildTestApp } from '../../helpers/app.ts';
 import { testConfig } from '../../helpers/config.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { EventLog } from '../../contract/events.ts';
+import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
 import { FaultProxy, eventually, fastTuning, realSettings, startPlant } from './harness.ts';
 
 /** A pino logger writing parsed JSON lines into `lines`. */
@@ -127,7 +128,7 @@ describe('ADS target: failures are visible', () => {
       await logs[1]!.next(() => true);
       let sumReads = 0;
       proxy.fault = ({ command, indexGroup }) => {
-        if (command !== 9 || indexGroup !== 0xf080) return undefined;
+        if (command !== AdsCommand.ReadWrite || indexGroup !== IndexGroup.SumRead) return undefined;
         sumReads++;
         return 1793;
       };
@@ -136,7 +137,8 @@ describe('ADS target: failures are visible', () => {
       assert.equal(pollLines.length, 1, JSON.stringify(pollLines));
       assert.equal(pollLines[0]?.plcId, 'press');
       assert.match(String(pollLines[0]?.error), /ADS error 1793/);
-      proxy.fault = ({ command, indexGroup }) => (command === 9 && indexGroup === 0xf080 ? 1794 : undefined);
+      proxy.fault = ({ command, indexGroup }) =>
+        command === AdsCommand.ReadWrite && indexGroup === IndexGroup.SumRead ? 1794 : undefined;
       await eventually(
         () => (lines.filter((l) => l.msg === 'Polling subscriptions failed').length === 2 ? true : undefined),
         5000,

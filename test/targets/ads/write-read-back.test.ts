@@ -4,10 +4,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildTestApp } from '../../helpers/app.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
+import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
 import { FaultProxy, makeTarget, startPlant } from './harness.ts';
 
-const Read = 2;
-const Memory = 0x4040;
+const { Read, Write } = AdsCommand;
+const Memory = IndexGroup.PlcMemory;
 
 describe('ADS target: write read-back', () => {
   it('PUT answers 200 with value null and readBackError when only the read-back fails', async () => {
@@ -48,7 +49,7 @@ describe('ADS target: write read-back', () => {
       });
       const ok = again.json<{ data: Record<string, unknown> }>().data;
       assert.deepEqual([ok.value, ok.typeName, ok.readBackError], [78, 'DINT', undefined]);
-      proxy.fault = (r) => (r.command === 3 && r.indexGroup === Memory ? 1796 : undefined);
+      proxy.fault = (r) => (r.command === Write && r.indexGroup === Memory ? 1796 : undefined);
       const refused = await app.inject({
         method: 'PUT',
         url: '/api/plcs/press/variables/MAIN.nA',
