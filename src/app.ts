@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config/schema.ts';
+import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
 import { methodsRoutes } from './features/methods/routes.ts';
@@ -97,6 +98,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(deviceRoutes, context);
   await app.register(variablesRoutes, context);
   await app.register(methodsRoutes, context);
+  await app.register(alarmsRoutes, context);
 
   return app;
 }

@@ -2,6 +2,7 @@
 // over ADS/AMS TCP, so ads-client, TwinCAT tools or a Real gateway target can talk to it.
 import { isAbsolute, resolve } from 'node:path';
 import { isNetId } from '../simulator/ads-server/protocol/net-id.ts';
+import { isLoopbackHost } from '../config/listen-url.ts';
 import type { Command } from './command.ts';
 import { UsageError, writeLine, type CliIo } from './io.ts';
 import { formatOptions, helpOption, parseOptions, stringOption, type OptionTable } from './options.ts';
@@ -33,6 +34,17 @@ const options: OptionTable = {
     description: 'Folder behind the file services (default: in memory)',
   },
   stopped: { type: 'boolean', description: "With --scenario: do not start the scenario's scan cycle" },
+  udp: {
+    type: 'boolean',
+    description: 'Answer UDP discovery and add-route (default: on when the host is loopback)',
+  },
+  'no-udp': { type: 'boolean', description: 'Do not answer UDP discovery and add-route' },
+  'udp-port': { type: 'string', value: 'N', description: 'UDP port of discovery and routes (default 48899)' },
+  'route-password': {
+    type: 'string',
+    value: 'PW',
+    description: 'Password an add-route request must carry (default: any)',
+  },
   ...helpOption,
 };
 
@@ -40,7 +52,8 @@ const help = `Usage: plc-gateway sim-ads --scenario DIR [options]
        plc-gateway sim-ads --config FILE --plc ID [options]
 
 Serves a simulated PLC over ADS (AMS/TCP): symbols, data types, reads and writes, handles, sum
-commands, notifications, RPC methods, PLC start/stop and file services, on ports 851 and 10000.
+commands, notifications, RPC methods, PLC start/stop and file services, on ports 851 and 10000, the
+real-time service on port 200, and UDP discovery and add-route (port 48899).
 Clients connect through the AMS router port (ads-client: routerAddress/routerTcpPort) or with a
 fixed local AmsNetId and ADS port. ADS has no authentication: keep it on loopback unless the
 network is trusted. SIGTERM or SIGINT stop it.
@@ -72,6 +85,19 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const netId = stringOption(parsed, 'net-id') ?? '127.0.0.1.1.1';
   if (!isNetId(netId))
     throw new UsageError(`--net-id must be six numbers 0-255 separated by dots (got '${netId}')`);
+  if (parsed.values.udp === true && parsed.values['no-udp'] === true) {
+    throw new UsageError('give --udp or --no-udp, not both');
+  }
+  const host = stringOption(parsed, 'host') ?? '127.0.0.1';
+  const udpPortText = stringOption(parsed, 'udp-port');
+  const udpWanted =
+    parsed.values['no-udp'] === true
+      ? false
+      : parsed.values.udp === true || udpPortText !== undefined
+        ? true
+        : isLoopbackHost(host)
+          ? 'default'
+          : false;
   const abs = (p: string | undefined): string | undefined =>
     p === undefined ? undefined : isAbsolute(p) ? p : resolve(io.cwd, p);
   // Loaded here so that the other commands start without the simulator.
@@ -85,10 +111,18 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
           : undefined,
       fileRoot: abs(stringOption(parsed, 'file-root')),
       startScenario: parsed.values.stopped !== true,
-      host: stringOption(parsed, 'host') ?? '127.0.0.1',
+      host,
       port: parseNumber(stringOption(parsed, 'port'), 'port', 0, 48898),
       netId,
       adsPort: parseNumber(stringOption(parsed, 'ads-port'), 'ads-port', 1, 851),
+      udp:
+        udpWanted === false
+          ? undefined
+          : {
+              port: parseNumber(udpPortText, 'udp-port', 0, 48899),
+              required: udpWanted === true,
+              routePassword: stringOption(parsed, 'route-password'),
+            },
     },
     io,
   );

@@ -1,8 +1,15 @@
 // The work behind `plc-gateway sim-ads`, loaded only when that command runs: builds the simulated PLC
 // (from a scenario or a settings file), serves it over ADS until the signal aborts, then closes it.
+import { resolve } from 'node:path';
+import { isLoopbackHost } from '../config/listen-url.ts';
 import { loadConfig } from '../config/load.ts';
 import { ConfigError } from '../config/schema.ts';
-import { createAdsServer, type AdsServerAddress } from '../simulator/ads-server/server.ts';
+import {
+  createAdsServer,
+  type AdsServer,
+  type AdsServerAddress,
+  type UdpOptions,
+} from '../simulator/ads-server/server.ts';
 import { ProgramBuilder, SimulatedPlc } from '../simulator/engine/index.ts';
 import { declareScenario, formatProblem, loadScenario, ScenarioError } from '../simulator/scenario/index.ts';
 import { createSimulatedTarget, declareBuiltinTypes, DiskFileStore } from '../targets/simulated/index.ts';
@@ -18,6 +25,8 @@ export interface SimAdsOptions {
   port: number;
   netId: string;
   adsPort: number;
+  /** UDP discovery and routes; `required` when asked for explicitly (a taken port is then an error). */
+  udp: { port: number; required: boolean; routePassword: string | undefined } | undefined;
 }
 
 function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
@@ -29,6 +38,8 @@ function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
 interface Served {
   plc: SimulatedPlc;
   label: string;
+  /** Folder behind the file services; undefined: in memory. */
+  fileRoot: string | undefined;
   close(): Promise<void>;
 }
 
@@ -58,6 +69,7 @@ async function fromScenario(
   return {
     plc,
     label: `scenario ${dir}`,
+    fileRoot,
     close: () => {
       attached.close();
       return Promise.resolve();
@@ -65,18 +77,29 @@ async function fromScenario(
   };
 }
 
-async function fromConfig(file: string, id: string, io: CliIo): Promise<Served> {
+async function fromConfig(
+  file: string,
+  id: string,
+  fileRoot: string | undefined,
+  io: CliIo,
+): Promise<Served> {
   const config = loadConfig(file, io.env);
   const settings = config.settings.PlcTargets[id];
   if (!settings) throw new UsageError(`${file} has no PlcTargets entry '${id}'`);
   if (settings.Mode !== 'Simulated') throw new UsageError(`PlcTargets.${id} is not a Simulated target`);
-  const target = await createSimulatedTarget(id, settings, { config });
-  return { plc: target.plc, label: `PLC ${id} of ${file}`, close: () => target.close() };
+  // --file-root (absolute by now) wins over the target's FileRoot, as it does with --scenario.
+  const served = fileRoot === undefined ? settings : { ...settings, FileRoot: fileRoot };
+  const target = await createSimulatedTarget(id, served, { config });
+  const root = served.FileRoot === undefined ? undefined : resolve(config.contentRoot, served.FileRoot);
+  return { plc: target.plc, label: `PLC ${id} of ${file}`, fileRoot: root, close: () => target.close() };
 }
 
 function describeAddress(a: AdsServerAddress): string[] {
   return [
     `ADS server listening on ${a.host}:${a.port}, AMS NetId ${a.netId}, PLC runtime port ${a.adsPort}.`,
+    a.udpPort === undefined
+      ? 'UDP discovery and routes: off (--udp to answer them).'
+      : `UDP discovery and routes on ${a.host}:${a.udpPort}; routes added are listed below.`,
     `ads-client: new Client({ routerAddress: '${a.host}', routerTcpPort: ${a.port}, targetAmsNetId: '${a.netId}', targetAdsPort: ${a.adsPort} })`,
   ];
 }
@@ -84,19 +107,29 @@ function describeAddress(a: AdsServerAddress): string[] {
 /** Serves until `io.signal` aborts; returns the exit code. */
 export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<number> {
   const served = o.config
-    ? await fromConfig(o.config.file, o.config.plcId, io)
+    ? await fromConfig(o.config.file, o.config.plcId, o.fileRoot, io)
     : await fromScenario(o.scenarioDir ?? '', o.fileRoot, o.startScenario, io);
-  const server = createAdsServer({
-    plc: served.plc,
-    host: o.host,
-    port: o.port,
-    netId: o.netId,
-    adsPort: o.adsPort,
-    onError: (err) => writeLine(io.stderr, `plc-gateway sim-ads: internal error: ${String(err)}`),
-  });
+  const start = async (udp: SimAdsOptions['udp']): Promise<[AdsServer, AdsServerAddress]> => {
+    const server = createAdsServer({
+      plc: served.plc,
+      host: o.host,
+      port: o.port,
+      netId: o.netId,
+      adsPort: o.adsPort,
+      ...(udp ? { udp: udpOptions(udp, io) } : {}),
+      onError: (err) => writeLine(io.stderr, `plc-gateway sim-ads: internal error: ${String(err)}`),
+    });
+    return [server, await server.listen()];
+  };
+  let server: AdsServer;
   let address: AdsServerAddress;
   try {
-    address = await server.listen();
+    [server, address] = await start(o.udp).catch((err: unknown) => {
+      // On by default only: a TwinCAT router or another sim-ads on this machine may hold port 48899.
+      if (!o.udp || o.udp.required || (err as NodeJS.ErrnoException).syscall !== 'bind') throw err;
+      writeLine(io.stderr, `plc-gateway sim-ads: UDP port ${o.udp.port} is taken; discovery is off.`);
+      return start(undefined);
+    });
   } catch (err) {
     await served.close();
     writeLine(
@@ -106,8 +139,9 @@ export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<nu
     return 1;
   }
   writeLine(io.stdout, `Serving ${served.label}.`);
+  writeLine(io.stdout, `Files: ${served.fileRoot ?? 'in memory'}.`);
   for (const line of describeAddress(address)) writeLine(io.stdout, line);
-  if (!/^(127\.|::1$|localhost$)/.test(o.host)) {
+  if (!isLoopbackHost(o.host)) {
     writeLine(
       io.stdout,
       'Warning: ADS has no authentication; anyone who reaches this port can read and write the PLC.',
@@ -118,4 +152,13 @@ export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<nu
   await server.close();
   await served.close();
   return 0;
+}
+
+function udpOptions(udp: NonNullable<SimAdsOptions['udp']>, io: CliIo): UdpOptions {
+  return {
+    port: udp.port,
+    ...(udp.routePassword !== undefined ? { routePassword: udp.routePassword } : {}),
+    onRoute: (r) =>
+      writeLine(io.stdout, `Route added: ${r.name} -> ${r.netId} at ${r.address} (user '${r.userName}').`),
+  };
 }

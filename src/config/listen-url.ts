@@ -32,3 +32,8 @@ export function reachableHost(host: string): string {
   if (host === '::') return '[::1]';
   return host.includes(':') ? `[${host}]` : host;
 }
+
+/** True for a loopback interface (127.0.0.0/8, ::1, localhost): only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  return /^(127\.\d+\.\d+\.\d+|::1|localhost)$/i.test(host);
+}

@@ -97,7 +97,8 @@ const PlcTargetSettings = Type.Object(
     PlcClock: Type.Optional(
       Type.Union([Type.Literal('Utc'), Type.Literal('Local'), Type.Literal('Unspecified')], {
         default: 'Utc',
-        description: 'What the PLC clock of DATE/DT values is: UTC, the gateway host local time, or unspecified',
+        description:
+          'What the PLC clock of DATE/DT values is: UTC, the gateway host local time, or unspecified',
       }),
     ),
     Rpc: Type.Object(
@@ -119,9 +120,16 @@ const AlarmTargetSettings = Type.Object(
     CycleTimeMs: PositiveInt(200),
     PlcClock: Type.Union([Type.Literal('Unspecified'), Type.Literal('Utc'), Type.Literal('Local')], {
       default: 'Unspecified',
+      errorMessage: 'must be Unspecified, Utc or Local',
     }),
     AcknowledgeInstancePath: Type.Optional(Type.String({ minLength: 1 })),
     AcknowledgeMethod: Type.String({ minLength: 1, default: 'AcknowledgeAlarm' }),
+    JournalLength: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 10000,
+      description: 'Transitions kept per PLC for GET .../alarms/history and stream resumption',
+    }),
   },
   { additionalProperties: false, default: {} },
 );

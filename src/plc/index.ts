@@ -19,3 +19,4 @@ export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './s
 export { symbolNode, symbolTree } from './symbol-tree.ts';
 export { methodOf, orderedInputs } from './methods.ts';
 export { fileNotFound, splitFilePath } from './file-path.ts';
+export { errorTypeMembers, timeStructMembers, type ErrorTypeName } from './alarm-entry.ts';

@@ -67,6 +67,7 @@ describe('loadConfig: defaults', () => {
       CycleTimeMs: 200,
       PlcClock: 'Unspecified',
       AcknowledgeMethod: 'AcknowledgeAlarm',
+      JournalLength: 10000,
     });
     assert.deepEqual(features, featureDefaults);
   });

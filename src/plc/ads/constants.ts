@@ -38,8 +38,17 @@ export const REQUEST_FLAGS = StateFlags.AdsCommand;
 export const RESPONSE_FLAGS = StateFlags.AdsCommand | StateFlags.Response;
 
 export const AdsPort = {
+  /** R0_REALTIME: CPU settings and latency figures. */
+  Realtime: 200,
   SystemService: 10000,
   PlcRuntime1: 851,
+} as const;
+
+/** Index offsets of the real-time service's group 1 (Beckhoff ADS library, AdsLib/RTimeAccess.h). */
+export const RealtimeOffset = {
+  ReadLatency: 0x2,
+  ResetLatency: 0xb,
+  CpuSettings: 0xd,
 } as const;
 
 export const IndexGroup = {
@@ -68,6 +77,8 @@ export const IndexGroup = {
   FileDelete: 131,
   FileRename: 132,
   FileFind: 133,
+  /** System service: cores left to the operating system (SYSTEMSERVICE_SETNUMPROC, u32 written). */
+  SetNumProc: 1200,
 } as const;
 
 /** ADS state names; the index is the numeric ADS state. */
@@ -117,3 +128,26 @@ export function toFileTime(epochMs: number): bigint {
 export function fromFileTime(fileTime: bigint): number {
   return Number((fileTime - FILETIME_EPOCH_OFFSET) / 10000n);
 }
+
+/** UDP discovery and route service (Beckhoff ADS library, AdsLib/AdsLib.cpp). */
+export const ADS_UDP_PORT = 48899;
+export const UDP_COOKIE = 0x71146603;
+export const UDP_HEADER_LENGTH = 12;
+
+export const UdpService = {
+  Discovery: 1,
+  AddRoute: 6,
+  DeleteRoute: 7,
+  Response: 0x80000000,
+} as const;
+
+export const UdpTag = {
+  Status: 1,
+  Password: 2,
+  Version: 3,
+  OsData: 4,
+  HostName: 5,
+  NetId: 7,
+  RouteName: 12,
+  UserName: 13,
+} as const;

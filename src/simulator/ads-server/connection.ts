@@ -1,5 +1,6 @@
 // One client TCP connection: framing, the AMS/TCP router commands (port connect and close), in-order
-// processing of ADS requests, and the client's handles, open files and notification frames.
+// processing of ADS requests, and the client's open files and notification frames (variable handles
+// belong to the client's AMS address: see handle-registry.ts).
 
 import type { Socket } from 'node:net';
 import type { Dispatcher } from './dispatcher.ts';
@@ -15,7 +16,6 @@ import {
 } from './protocol/frame.ts';
 import { parseNetId, type AmsAddress } from './protocol/net-id.ts';
 import type { ClientSession } from './session.ts';
-import { HandleTable } from './symbol-service.ts';
 
 /** Requests a client may pipeline while an asynchronous (file) request is in progress. */
 const MAX_QUEUED_REQUESTS = 10_000;
@@ -28,9 +28,7 @@ const MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 export interface ConnectionHost {
   dispatcher: Dispatcher;
   maxFrameBytes: number;
-  maxHandlesPerClient: number;
   maxFilesPerClient: number;
-  nextHandle(): number;
   /** Router mode: the NetId and a fresh ADS port for a client that asks for one. */
   assignAddress(remoteAddress: string | undefined): AmsAddress;
   serverNetId: string;
@@ -38,7 +36,6 @@ export interface ConnectionHost {
 }
 
 export class AdsConnection implements ClientSession {
-  readonly handles: HandleTable;
   readonly files: FileHandleTable;
   #closed = false;
   #busy = false;
@@ -47,6 +44,8 @@ export class AdsConnection implements ClientSession {
   readonly #splitter: FrameSplitter;
   /** Set when the client registered a port through the router commands. */
   assigned: AmsAddress | undefined;
+  /** Source address of the latest request (the client's own address when it has a fixed one). */
+  source: AmsAddress | undefined;
   requests = 0;
 
   constructor(
@@ -54,7 +53,6 @@ export class AdsConnection implements ClientSession {
     readonly socket: Socket,
     private readonly host: ConnectionHost,
   ) {
-    this.handles = new HandleTable(() => host.nextHandle(), host.maxHandlesPerClient);
     this.files = new FileHandleTable(host.maxFilesPerClient);
     this.#splitter = new FrameSplitter(host.maxFrameBytes);
     socket.setNoDelay(true);
@@ -79,7 +77,6 @@ export class AdsConnection implements ClientSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#queue = [];
-    this.handles.clear();
     this.files.open.clear();
     this.files.finds.clear();
     this.socket.destroy();
@@ -169,6 +166,7 @@ export class AdsConnection implements ClientSession {
       const packet = this.#queue.shift();
       if (!packet) return;
       this.requests++;
+      this.source = packet.header.source;
       const outcome = this.host.dispatcher.dispatch(packet, { session: this, header: packet.header });
       if (outcome instanceof Promise) {
         this.#busy = true;

@@ -6,5 +6,7 @@ export {
   type AdsServerAddress,
   type AdsServerOptions,
   type AdsServerStats,
+  type UdpOptions,
 } from './server.ts';
 export type { NotificationCounters } from './notification-hub.ts';
+export type { AdsRoute } from './udp-service.ts';

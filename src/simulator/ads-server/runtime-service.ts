@@ -9,12 +9,26 @@ import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeHandleInfo, encodeUploadInfo } from './protocol/symbol-catalog.ts';
+import type { HandleRegistry, HandleTable } from './handle-registry.ts';
+import type { HandleTarget } from './symbol-service.ts';
 import { SumDispatcher, type IndexGroupAccess } from './sum-dispatcher.ts';
 import type { RequestContext } from './session.ts';
 import { decodeName, type SymbolService } from './symbol-service.ts';
 
+/** An answer that only makes sense whole (entries, uploads): a shorter buffer is 1797, as TwinCAT answers. */
+function whole(data: Buffer, length: number, what: string): Buffer {
+  if (length < data.length) {
+    throw new AdsError(
+      AdsErrorCode.InvalidSize,
+      `${what} needs ${data.length} bytes, buffer holds ${length}`,
+    );
+  }
+  return data;
+}
+
 /** Answers longer than the client's buffer are cut to it, as TwinCAT does (a 4-byte read of 0xF003 is a handle). */
-function fit(data: Buffer, length: number): Buffer {
+function fit(data: Buffer, length: number, minimum: number, what: string): Buffer {
+  whole(data.subarray(0, minimum), length, what);
   return data.length <= length ? data : data.subarray(0, length);
 }
 
@@ -25,8 +39,15 @@ function wrongService(ig: number): AdsError {
   );
 }
 
+/** TwinCAT answers an index group it does not serve with 0x701 (service not supported), not 0x702. */
 function unknownGroup(ig: number): AdsError {
-  return new AdsError(AdsErrorCode.InvalidIndexGroup, `Unknown index group 0x${ig.toString(16)}`);
+  return new AdsError(AdsErrorCode.ServiceNotSupported, `Index group 0x${ig.toString(16)} is not served`);
+}
+
+/** Upload info layouts by buffer size: 0xF00C answers 8 bytes; 0xF00F 24 (version 2) or 64 (version 3). */
+function uploadInfo(info: Buffer, length: number, sizes: readonly number[]): Buffer {
+  const size = [...sizes].reverse().find((n) => n <= length) ?? sizes[0] ?? 0;
+  return whole(info.subarray(0, size), length, 'The upload info');
 }
 
 export class RuntimeService implements IndexGroupAccess {
@@ -36,6 +57,7 @@ export class RuntimeService implements IndexGroupAccess {
     private readonly plc: SimulatedPlc,
     private readonly symbols: SymbolService,
     private readonly hub: NotificationHub,
+    private readonly handles: HandleRegistry,
     maxSumCommands: number,
   ) {
     this.#sum = new SumDispatcher(this, maxSumCommands);
@@ -119,26 +141,26 @@ export class RuntimeService implements IndexGroupAccess {
       case IndexGroup.PlcMemory:
         return Buffer.from(this.#memory(io, length));
       case IndexGroup.SymbolValueByHandle: {
-        const target = ctx.session.handles.get(io, this.plc.symbolVersion);
+        const target = this.#handle(io, ctx);
         if (target.kind !== 'variable') throw wrongService(ig);
         return Buffer.from(this.#memory(target.offset, Math.min(length, target.size)));
       }
       case IndexGroup.SymbolVersion:
-        return fit(Buffer.from([this.plc.symbolVersion]), length);
+        return whole(Buffer.from([this.plc.symbolVersion]), length, 'The symbol version');
       case IndexGroup.SymbolUpload:
-        return fit(this.symbols.catalog().symbolUpload, length);
+        return whole(this.symbols.catalog().symbolUpload, length, 'The symbol upload');
       case IndexGroup.DataTypeUpload:
-        return fit(this.symbols.catalog().dataTypeUpload, length);
+        return whole(this.symbols.catalog().dataTypeUpload, length, 'The data-type upload');
       case IndexGroup.SymbolUploadInfo2:
-        return fit(encodeUploadInfo(this.symbols.catalog()), length);
+        return uploadInfo(encodeUploadInfo(this.symbols.catalog()), length, [24, 64]);
       case IndexGroup.SymbolUploadInfo:
-        return fit(encodeUploadInfo(this.symbols.catalog()).subarray(0, 8), length);
+        return uploadInfo(encodeUploadInfo(this.symbols.catalog()), length, [8]);
       case IndexGroup.DeviceData: {
         const out = Buffer.alloc(4);
         const { adsState, deviceState } = this.state();
         out.writeUInt16LE(adsState, 0);
         out.writeUInt16LE(deviceState, 2);
-        return fit(out, length);
+        return whole(out, length, 'The device state');
       }
       case IndexGroup.SymbolHandleByName:
       case IndexGroup.SymbolValueByName:
@@ -161,7 +183,7 @@ export class RuntimeService implements IndexGroupAccess {
         this.plc.writeRaw(io, data);
         return;
       case IndexGroup.SymbolValueByHandle: {
-        const target = ctx.session.handles.get(io, this.plc.symbolVersion);
+        const target = this.#handle(io, ctx);
         if (target.kind !== 'variable') throw wrongService(ig);
         if (data.length > target.size) {
           throw new AdsError(
@@ -172,10 +194,12 @@ export class RuntimeService implements IndexGroupAccess {
         this.plc.writeRaw(target.offset, data);
         return;
       }
-      case IndexGroup.SymbolReleaseHandle:
+      case IndexGroup.SymbolReleaseHandle: {
         // The handle travels in the data (ads-client) or, with no data, in the index offset.
-        ctx.session.handles.release(data.length >= 4 ? data.readUInt32LE(0) : io);
+        const handle = data.length >= 4 ? data.readUInt32LE(0) : io;
+        this.#table(handle, ctx).release(handle);
         return;
+      }
       case IndexGroup.SymbolVersion:
       case IndexGroup.SymbolUpload:
       case IndexGroup.DataTypeUpload:
@@ -194,8 +218,11 @@ export class RuntimeService implements IndexGroupAccess {
   readWrite(ig: number, io: number, readLength: number, data: Buffer, ctx: RequestContext): Buffer {
     switch (ig) {
       case IndexGroup.SymbolHandleByName: {
+        if (readLength < 4) {
+          throw new AdsError(AdsErrorCode.InvalidSize, `A handle needs 4 bytes, buffer holds ${readLength}`);
+        }
         const target = this.symbols.handleTarget(decodeName(data));
-        const handle = ctx.session.handles.create(target);
+        const handle = this.handles.obtain(ctx.header.source).create(target);
         const info =
           target.kind === 'variable'
             ? encodeHandleInfo(handle, target.size, target.typeName)
@@ -204,18 +231,18 @@ export class RuntimeService implements IndexGroupAccess {
                 target.method.returnType?.size ?? 0,
                 target.method.returnType?.name ?? '',
               );
-        return fit(info, readLength);
+        return fit(info, readLength, 4, 'A handle');
       }
       case IndexGroup.SymbolValueByName: {
         const r = this.symbols.resolve(decodeName(data));
         return Buffer.from(this.#memory(r.offset, Math.min(readLength, r.size)));
       }
       case IndexGroup.SymbolInfoByNameEx:
-        return fit(this.symbols.symbolInfo(decodeName(data)), readLength);
+        return whole(this.symbols.symbolInfo(decodeName(data)), readLength, 'The symbol entry');
       case IndexGroup.DataTypeInfoByNameEx:
-        return fit(this.symbols.dataTypeInfo(decodeName(data)), readLength);
+        return whole(this.symbols.dataTypeInfo(decodeName(data)), readLength, 'The data-type entry');
       case IndexGroup.SymbolValueByHandle: {
-        const target = ctx.session.handles.get(io, this.plc.symbolVersion);
+        const target = this.#handle(io, ctx);
         if (target.kind !== 'method') throw wrongService(ig);
         return invokeRpc(this.plc, target, data, readLength);
       }
@@ -246,7 +273,7 @@ export class RuntimeService implements IndexGroupAccess {
         this.#memory(io, length);
         return { kind: 'memory', offset: io, size: length };
       case IndexGroup.SymbolValueByHandle: {
-        const target = ctx.session.handles.get(io, this.plc.symbolVersion);
+        const target = this.#handle(io, ctx);
         if (target.kind !== 'variable') throw wrongService(ig);
         return { kind: 'memory', offset: target.offset, size: Math.min(length, target.size) };
       }
@@ -255,10 +282,17 @@ export class RuntimeService implements IndexGroupAccess {
       case IndexGroup.DeviceData:
         return { kind: 'state' };
       default:
-        throw new AdsError(
-          AdsErrorCode.InvalidIndexGroup,
-          `Notifications on index group 0x${ig.toString(16)} are not supported`,
-        );
+        throw unknownGroup(ig);
     }
+  }
+
+  #table(handle: number, ctx: RequestContext): HandleTable {
+    const table = this.handles.find(ctx.header.source);
+    if (!table) throw new AdsError(AdsErrorCode.SymbolNotFound, `Handle ${handle} is not valid`);
+    return table;
+  }
+
+  #handle(handle: number, ctx: RequestContext): HandleTarget {
+    return this.#table(handle, ctx).get(handle);
   }
 }

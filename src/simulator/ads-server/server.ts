@@ -2,17 +2,21 @@
 // connect) or with a fixed local address, and serves the PLC runtime port and the system service.
 
 import { createServer, type AddressInfo, type Server } from 'node:net';
+import { hostname } from 'node:os';
 import { adsStateNames } from '../../plc/ads/constants.ts';
 import type { SimulatedPlc } from '../engine/plc.ts';
 import { AdsConnection } from './connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { FileService } from './file-service.ts';
+import { HandleRegistry } from './handle-registry.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
-import { AdsPort } from '../../plc/ads/constants.ts';
-import { formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
+import { ADS_UDP_PORT, AdsPort } from '../../plc/ads/constants.ts';
+import { formatAmsAddress, formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
+import { quietRealtimeSettings, RealtimeService, type RealtimeSettings } from './realtime-service.ts';
 import { RuntimeService } from './runtime-service.ts';
 import { SymbolService } from './symbol-service.ts';
 import { SystemService } from './system-service.ts';
+import { UdpDiscoveryService, type AdsRoute } from './udp-service.ts';
 
 export interface AdsServerOptions {
   plc: SimulatedPlc;
@@ -29,15 +33,34 @@ export interface AdsServerOptions {
   maxClients?: number;
   maxFrameBytes?: number;
   maxNotificationsPerClient?: number;
+  /** Variable handles per client AMS address. */
   maxHandlesPerClient?: number;
+  /** Client AMS addresses holding handles at once (the least recently used is dropped beyond it). */
+  maxHandleOwners?: number;
   maxSumCommands?: number;
+  /** UDP discovery and route service on the same host; off when absent. */
+  udp?: UdpOptions;
+  /** Figures of the real-time service (port 200); a quiet 4-core system by default. */
+  realtime?: RealtimeSettings;
   /** Failures that are bugs rather than bad requests (the request is answered with error 1792). */
   onError?: (err: unknown) => void;
+}
+
+export interface UdpOptions {
+  /** 48899 by default; 0 picks a free one. */
+  port?: number;
+  /** Reported by discovery; the machine's host name by default. */
+  hostName?: string;
+  routePassword?: string;
+  maxRoutes?: number;
+  onRoute?: (route: AdsRoute) => void;
 }
 
 export interface AdsServerAddress {
   host: string;
   port: number;
+  /** The UDP discovery port, when the service runs. */
+  udpPort?: number;
   netId: string;
   adsPort: number;
 }
@@ -67,6 +90,8 @@ export interface AdsServer {
   close(): Promise<void>;
   address(): AdsServerAddress | undefined;
   stats(): AdsServerStats;
+  /** Routes added through the UDP route service. */
+  routes(): AdsRoute[];
 }
 
 const LOOPBACK_NET_ID = '127.0.0.1.1.1';
@@ -81,6 +106,13 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
   const maxClients = options.maxClients ?? 256;
   const onError = options.onError ?? ((): void => undefined);
 
+  let nextHandle = 0x1000;
+  const handles = new HandleRegistry({
+    nextId: () => (nextHandle = nextHandle >= 0xffffff00 ? 0x1000 : nextHandle + 1),
+    maxPerOwner: options.maxHandlesPerClient ?? 10_000,
+    maxOwners: options.maxHandleOwners ?? 1024,
+  });
+  const stopWatchingLoads = plc.onLoad(() => handles.invalidateAll());
   const symbols = new SymbolService(plc);
   const hub = new NotificationHub(plc, {
     tickMs: options.tickMs ?? 10,
@@ -92,21 +124,35 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       return out;
     },
   });
-  const runtime = new RuntimeService(plc, symbols, hub, options.maxSumCommands ?? 10_000);
-  const system = new SystemService(plc, new FileService(plc.files));
+  const runtime = new RuntimeService(plc, symbols, hub, handles, options.maxSumCommands ?? 10_000);
+  const system: SystemService = new SystemService(plc, new FileService(plc.files), () => realtime);
+  const realtime = new RealtimeService(options.realtime ?? quietRealtimeSettings(), () => system.running);
   const dispatcher = new Dispatcher({
     isOwnNetId: (id) => id === netId || id === LOOPBACK_NET_ID,
     service: (port): PortService | undefined => {
       if (port === AdsPort.SystemService) return system;
+      if (port === AdsPort.Realtime) return realtime;
       if (port === adsPort && system.running) return runtime;
       return undefined;
     },
     onUnexpectedError: onError,
   });
 
+  const info = plc.deviceInfo();
+  const udp = options.udp
+    ? new UdpDiscoveryService({
+        host,
+        port: options.udp.port ?? ADS_UDP_PORT,
+        netId,
+        hostName: options.udp.hostName ?? hostname(),
+        version: { major: info.major, minor: info.minor, build: info.build },
+        maxRoutes: options.udp.maxRoutes ?? 128,
+        ...(options.udp.routePassword !== undefined ? { routePassword: options.udp.routePassword } : {}),
+        ...(options.udp.onRoute ? { onRoute: options.udp.onRoute } : {}),
+      })
+    : undefined;
   const connections = new Set<AdsConnection>();
   let nextConnection = 1;
-  let nextHandle = 0x1000;
   let nextPort = FIRST_DYNAMIC_PORT;
   let server: Server | undefined;
   let bound: AdsServerAddress | undefined;
@@ -126,14 +172,14 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
   const connectionHost = {
     dispatcher,
     maxFrameBytes: options.maxFrameBytes ?? 4 * 1024 * 1024,
-    maxHandlesPerClient: options.maxHandlesPerClient ?? 10_000,
     maxFilesPerClient: 64,
-    nextHandle: () => (nextHandle = nextHandle >= 0xffffff00 ? 0x1000 : nextHandle + 1),
     assignAddress,
     serverNetId: netId,
     onClose: (c: AdsConnection) => {
       connections.delete(c);
       hub.dropSession(c);
+      // A router port closes with its connection; a fixed address keeps its handles for its next one.
+      if (c.assigned) handles.drop(c.assigned);
     },
   };
 
@@ -149,43 +195,59 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
         connections.add(new AdsConnection(nextConnection++, socket, connectionHost));
       });
       server = s;
-      return new Promise((resolve, reject) => {
+      return new Promise<AddressInfo>((resolve, reject) => {
         s.once('error', reject);
         s.listen(options.port ?? 48898, host, () => {
           s.off('error', reject);
-          const a = s.address() as AddressInfo;
-          bound = { host: a.address, port: a.port, netId, adsPort };
-          resolve(bound);
+          resolve(s.address() as AddressInfo);
         });
+      }).then(async (a) => {
+        const udpPort = udp
+          ? await udp.listen().catch(async (err: unknown) => {
+              await new Promise((r) => s.close(r));
+              server = undefined;
+              throw err;
+            })
+          : undefined;
+        bound = { host: a.address, port: a.port, netId, adsPort, ...(udpPort ? { udpPort } : {}) };
+        return bound;
       });
     },
 
-    close(): Promise<void> {
+    async close(): Promise<void> {
       closed = true;
+      stopWatchingLoads();
+      await udp?.close();
+      handles.clear();
       hub.close();
       for (const c of [...connections]) c.close();
       const s = server;
       server = undefined;
       bound = undefined;
-      if (!s) return Promise.resolve();
-      return new Promise((resolve) => s.close(() => resolve()));
+      if (!s) return;
+      await new Promise<void>((resolve) => s.close(() => resolve()));
     },
 
     address: () => bound,
+
+    routes: () => udp?.routes ?? [],
 
     stats(): AdsServerStats {
       return {
         connections: connections.size,
         notifications: hub.size,
-        clients: [...connections].map((c) => ({
-          id: c.id,
-          remote: c.remote,
-          amsAddress: c.assigned ? `${c.assigned.netId}:${c.assigned.port}` : undefined,
-          requests: c.requests,
-          unsentBytes: c.bufferedBytes,
-          handles: c.handles.size,
-          notifications: hub.counters(c),
-        })),
+        clients: [...connections].map((c) => {
+          const address = c.assigned ?? c.source;
+          return {
+            id: c.id,
+            remote: c.remote,
+            amsAddress: address ? formatAmsAddress(address) : undefined,
+            requests: c.requests,
+            unsentBytes: c.bufferedBytes,
+            handles: handles.count(address),
+            notifications: hub.counters(c),
+          };
+        }),
       };
     },
   };

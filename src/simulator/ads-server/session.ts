@@ -3,12 +3,10 @@
 import type { AmsHeader } from './protocol/frame.ts';
 import type { AmsAddress } from './protocol/net-id.ts';
 import type { FileHandleTable } from './file-service.ts';
-import type { HandleTable } from './symbol-service.ts';
 
 /** One connected ADS client: its resources and a way to push DeviceNotification frames to it. */
 export interface ClientSession {
   readonly id: number;
-  readonly handles: HandleTable;
   readonly files: FileHandleTable;
   /** Bytes written to the socket but not yet sent: notification delivery backs off above a limit. */
   readonly bufferedBytes: number;

@@ -8,14 +8,35 @@ import { typeKey } from './protocol/ads-types.ts';
 import { IndexGroup } from '../../plc/ads/constants.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { buildSymbolCatalog, type SymbolCatalog } from './protocol/symbol-catalog.ts';
-import { encodeSymbolEntry } from './protocol/type-entries.ts';
+import { encodeDataTypeEntry, encodeSymbolEntry } from './protocol/type-entries.ts';
+import { primitiveType, stringType } from '../../plc/memory-layout.ts';
+import { parseTypeName, type TypeExpr } from '../../plc/type-names.ts';
 
 /** What a handle by name points at: a variable (any sub-path) or an RPC method of an instance. */
 export type HandleTarget =
-  | { kind: 'variable'; path: string; offset: number; size: number; typeName: string; version: number }
-  | { kind: 'method'; instancePath: string; type: StructType; method: MethodDef; version: number };
+  | { kind: 'variable'; path: string; offset: number; size: number; typeName: string }
+  | { kind: 'method'; instancePath: string; type: StructType; method: MethodDef };
 
 const catalogs = new WeakMap<Program, SymbolCatalog>();
+
+/** The entry of an elementary type or STRING(n)/WSTRING(n) by name; undefined for anything else. */
+function baseTypeEntry(name: string): Buffer | undefined {
+  let expr: TypeExpr;
+  try {
+    expr = parseTypeName(name);
+  } catch {
+    return undefined;
+  }
+  if (expr.kind === 'primitive') return encodeDataTypeEntry(primitiveType(expr.name));
+  if (expr.kind === 'string') {
+    try {
+      return encodeDataTypeEntry(stringType(expr.length, expr.wide));
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
 
 /** Names arrive as `name\0` in the write data, cp1252 (identifiers are ASCII). */
 export function decodeName(data: Buffer): string {
@@ -61,16 +82,15 @@ export class SymbolService {
     });
   }
 
-  /** 0xF011: a struct, function block, enum or array entry; base and unknown types are 1808. */
+  /** 0xF011: the program's types, and base types (INT, STRING(80), ...) as TwinCAT 4022+ answers them. */
   dataTypeInfo(name: string): Buffer {
-    const entry = this.catalog().dataTypes.get(typeKey(name));
+    const entry = this.catalog().dataTypes.get(typeKey(name)) ?? baseTypeEntry(name);
     if (!entry) throw new AdsError(AdsErrorCode.SymbolNotFound, `Data type '${name}' not found`);
     return entry;
   }
 
   /** 0xF003: `path` or `path#Method` (methods need the TcRpcEnable attribute). */
   handleTarget(name: string): HandleTarget {
-    const version = this.plc.symbolVersion;
     const hash = name.indexOf('#');
     if (hash < 0) {
       const r = this.resolve(name);
@@ -80,7 +100,6 @@ export class SymbolService {
         offset: r.offset,
         size: r.size,
         typeName: r.type.name,
-        version,
       };
     }
     const instance = this.resolve(name.slice(0, hash));
@@ -95,49 +114,6 @@ export class SymbolService {
     if (type.kind !== 'struct' || !method || !callable) {
       throw new AdsError(AdsErrorCode.SymbolNotFound, `RPC method '${name}' not found`);
     }
-    return { kind: 'method', instancePath: instance.path, type, method, version };
-  }
-}
-
-/** The handles one client created; released with the connection. */
-export class HandleTable {
-  readonly #targets = new Map<number, HandleTarget>();
-
-  constructor(
-    private readonly nextId: () => number,
-    private readonly limit: number,
-  ) {}
-
-  get size(): number {
-    return this.#targets.size;
-  }
-
-  create(target: HandleTarget): number {
-    if (this.#targets.size >= this.limit) {
-      throw new AdsError(AdsErrorCode.NoMemory, `No more than ${this.limit} handles per client`);
-    }
-    const handle = this.nextId();
-    this.#targets.set(handle, target);
-    return handle;
-  }
-
-  /** The target of a live handle; 1809 when a program download made it stale. */
-  get(handle: number, symbolVersion: number): HandleTarget {
-    const target = this.#targets.get(handle);
-    if (!target) throw new AdsError(AdsErrorCode.SymbolNotFound, `Handle ${handle} is not valid`);
-    if (target.version !== symbolVersion) {
-      throw new AdsError(AdsErrorCode.SymbolVersionInvalid, `Handle ${handle} predates a program download`);
-    }
-    return target;
-  }
-
-  release(handle: number): void {
-    if (!this.#targets.delete(handle)) {
-      throw new AdsError(AdsErrorCode.SymbolNotFound, `Handle ${handle} is not valid`);
-    }
-  }
-
-  clear(): void {
-    this.#targets.clear();
+    return { kind: 'method', instancePath: instance.path, type, method };
   }
 }

@@ -1,8 +1,9 @@
-// The TwinCAT system service (port 10000): system state (plain and extended), start/restart/config
-// through WriteControl, and the file services.
+// The TwinCAT system service (port 10000): device info, system state (plain and extended),
+// start/restart/config through WriteControl, the shared-cores setting and the file services.
 
 import type { SimulatedPlc } from '../engine/plc.ts';
 import type { FileService } from './file-service.ts';
+import type { RealtimeService } from './realtime-service.ts';
 import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
@@ -20,6 +21,7 @@ export class SystemService {
   constructor(
     private readonly plc: SimulatedPlc,
     private readonly files: FileService,
+    private readonly realtime: () => RealtimeService,
   ) {}
 
   /** False in config mode: the PLC runtime port is then unreachable, as on a real system. */
@@ -61,6 +63,12 @@ export class SystemService {
           }),
         );
       case AdsCommand.Write:
+        if (request.indexGroup === IndexGroup.SetNumProc) {
+          if (request.data.length !== 4)
+            throw new AdsError(AdsErrorCode.InvalidSize, 'Write a u32 core count');
+          this.realtime().setSharedCores(request.data.readUInt32LE(0));
+          return { command: request.command };
+        }
         return this.#file(request.indexGroup, request.indexOffset, 0, request.data, ctx).then(() => ({
           command: AdsCommand.Write,
         }));
@@ -131,8 +139,8 @@ export class SystemService {
   ): Promise<Buffer> {
     if (!this.files.handles(ig)) {
       throw new AdsError(
-        AdsErrorCode.InvalidIndexGroup,
-        `Unknown index group 0x${ig.toString(16)} on the system service`,
+        AdsErrorCode.ServiceNotSupported,
+        `Index group 0x${ig.toString(16)} is not served by the system service`,
       );
     }
     return this.files.call(ig, io, readLength, data, ctx.session);

@@ -90,25 +90,11 @@ export const axisFields: readonly FieldSpec[] = [
 
 export const partType: LeafTypeName = 'STRING(15)';
 
-/** E_ErrorType members (INT), as DESIGN section 5 fixes them. */
-export const errorTypeMembers = [
-  { name: 'NONE', value: 0 },
-  { name: 'INFO', value: 1 },
-  { name: 'WARNING', value: 2 },
-  { name: 'ERROR', value: 3 },
-] as const;
-export type ErrorTypeName = (typeof errorTypeMembers)[number]['name'];
-
-export const timestampFields = [
-  'wYear',
-  'wMonth',
-  'wDayOfWeek',
-  'wDay',
-  'wHour',
-  'wMinute',
-  'wSecond',
-  'wMilliseconds',
-] as const;
+export {
+  errorTypeMembers,
+  timeStructMembers as timestampFields,
+  type ErrorTypeName,
+} from '../../plc/alarm-entry.ts';
 
 /** Top-level members under `root`, in declaration order. */
 export const rootMembers = ['stHeader', 'stMachine', 'aAxes', 'aParts', 'stRev', 'fbAlarms'] as const;

@@ -231,7 +231,8 @@ export class HmiRuntime {
     if (revs !== 0) this.#counters.bump(revs, this.#view);
     this.#cursor = 0;
     this.#clockBase = this.#plc.now();
-    this.#plc.sample();
+    // A reset is an operator action like a write: subscribers hear it now, not at their next cycle.
+    this.#plc.sample({ immediate: true });
   }
 
   /**

@@ -28,11 +28,17 @@ export function baseProgramBuilder(id: string, settings: PlcTargetConfig): Progr
   return builder;
 }
 
+export interface SimulatedContext {
+  readonly config: Config;
+  /** PLC clock in ms since the epoch (default Date.now); tests give one that also advances with simulated time. */
+  readonly clock?: () => number;
+}
+
 /** Builds a simulated target; throws ConfigError for bad InitialValues or Scenario (every problem listed). */
 export async function createSimulatedTarget(
   id: string,
   settings: PlcTargetConfig,
-  ctx: { config: Config },
+  ctx: SimulatedContext,
 ): Promise<SimulatedTarget> {
   const scenario = settings.Scenario
     ? await loadTargetScenario(id, resolve(ctx.config.contentRoot, settings.Scenario))
@@ -43,7 +49,7 @@ export async function createSimulatedTarget(
 function createTarget(
   id: string,
   settings: PlcTargetConfig,
-  ctx: { config: Config },
+  ctx: SimulatedContext,
   scenario: ScenarioDefinition | undefined,
 ): SimulatedTarget {
   const builder = baseProgramBuilder(id, settings);
@@ -51,7 +57,10 @@ function createTarget(
   const files: FileStore | undefined = settings.FileRoot
     ? new DiskFileStore(resolve(ctx.config.contentRoot, settings.FileRoot))
     : undefined;
-  const plc = new SimulatedPlc(builder.build(), files ? { files } : {});
+  const plc = new SimulatedPlc(builder.build(), {
+    ...(files ? { files } : {}),
+    ...(ctx.clock ? { clock: ctx.clock } : {}),
+  });
   const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, settings.PlcClock ?? 'Utc');
   if (declared) attachScenario(target, declared, settings.ScenarioAutoStart ?? false);
   return target;

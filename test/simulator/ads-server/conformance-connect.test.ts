@@ -113,7 +113,7 @@ describe('ADS server: connect, states, symbols and types (ads-client)', () => {
     );
   });
 
-  it('serves symbol info for sub-paths and answers 1808 for unknown names and base types', async () => {
+  it('serves symbol info for sub-paths and answers 1808 for unknown names and types', async () => {
     const client = await h.connect();
     const sub = await client.getSymbol('main.aAxes[2].pos.y');
     const r = h.plc.resolve('MAIN.aAxes[2].pos.y');
@@ -130,7 +130,7 @@ describe('ADS server: connect, states, symbols and types (ads-client)', () => {
       (err: { adsError?: { errorCode: number } }) => err.adsError?.errorCode === 1808,
     );
     await assert.rejects(
-      client.readWriteRaw(0xf011, 0, 0xffff, Buffer.from('INT\0')),
+      client.readWriteRaw(0xf011, 0, 0xffff, Buffer.from('ST_Missing\0')),
       (err: { adsError?: { errorCode: number } }) => err.adsError?.errorCode === 1808,
     );
   });

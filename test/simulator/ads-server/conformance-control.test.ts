@@ -73,6 +73,8 @@ describe('ADS server: RPC, control and files (ads-client)', () => {
   });
 
   it('writes, reads, finds and deletes a file through the system service', async () => {
+    // Its own connection: the config-mode switch above may have made the shared client disconnect.
+    const client = await h.connect();
     const content = Buffer.from('id;name\n1;Widget\n2;Gadget\n');
     const open = async (name: string, mode: number): Promise<number> =>
       (await client.readWriteRaw(FOPEN, mode | GENERIC_PATH, 4, z(name), SYSTEM)).readUInt32LE(0);
@@ -120,6 +122,6 @@ describe('ADS server: RPC, control and files (ads-client)', () => {
     await client.readWriteRaw(FDELETE, GENERIC_PATH, 0, z('C:\\TwinCAT\\3.1\\Boot\\recipes\\r1.csv'), SYSTEM);
     await assert.rejects(open('C:\\TwinCAT\\3.1\\Boot\\recipes\\r1.csv', 0x1), adsCode(1804));
     await assert.rejects(client.readWriteRaw(FREAD, 4242, 10, Buffer.alloc(0), SYSTEM), adsCode(1804));
-    await assert.rejects(client.readRaw(0x9999, 0, 4, SYSTEM), adsCode(1794));
+    await assert.rejects(client.readRaw(0x9999, 0, 4, SYSTEM), adsCode(1793));
   });
 });

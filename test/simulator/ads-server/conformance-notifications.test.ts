@@ -73,11 +73,10 @@ describe('ADS server: notifications (ads-client)', () => {
     await times.until((v) => v.length >= 5);
     await cyclic.unsubscribe();
     const t = times.values;
-    const gaps = t.slice(1).map((x, i) => x - (t[i] ?? x));
-    assert.ok(
-      gaps.every((g) => g >= 30),
-      `cyclic gaps ${gaps.join(',')}`,
-    );
+    // Cycles run at a fixed rate (a late tick is followed by a short gap), so only the average is bounded:
+    // five samples 50 ms apart span at least four cycles. A loaded machine can only make it longer.
+    const span = (t[t.length - 1] ?? 0) - (t[0] ?? 0);
+    assert.ok(span >= 4 * 50 * 0.8, `${t.length} cyclic samples within ${span} ms`);
   });
 
   it('reports runtime state changes through the 0xF100 notification', async () => {

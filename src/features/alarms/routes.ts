@@ -1,0 +1,142 @@
+// Alarm routes (flag Alarms): outstanding list per PLC and fleet-wide, acknowledge, history, /health/alarms.
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { principalOf, targetOf } from '../../guards/install-guards.ts';
+import { canAccessPlc } from '../../guards/principal.ts';
+import { envelopeResponses, ok } from '../../http/envelope.ts';
+import type { FeaturePlugin } from '../../http/feature-context.ts';
+import { PlcIdParams } from '../../http/schemas.ts';
+import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
+import { AlarmService } from './service.ts';
+import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
+
+const HealthStatus = Type.Union([
+  Type.Literal('Healthy'),
+  Type.Literal('Degraded'),
+  Type.Literal('Unhealthy'),
+]);
+const AlarmHealth = Type.Object({
+  status: HealthStatus,
+  checks: Type.Array(Type.Object({ name: Type.String(), status: HealthStatus, description: Type.String() })),
+});
+
+const cultures = (request: FastifyRequest): string[] =>
+  parseAcceptLanguage(request.headers['accept-language']);
+
+export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }) => {
+  const alarmSettings = config.settings.PlcAlarms;
+  const catalogFile = alarmSettings.TextCatalog;
+  const catalog =
+    catalogFile === undefined || !config.features.Alarms
+      ? emptyCatalog
+      : await loadTextCatalog(catalogFile, (key) =>
+          app.log.warn({ key, catalog: catalogFile }, 'alarm key has no text in PlcAlarms.TextCatalog'),
+        );
+  const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog });
+  if (config.features.Alarms) {
+    app.addHook('onReady', () => service.start());
+    app.addHook('onClose', () => service.stop());
+  }
+  app.addSchema(Alarm);
+
+  const tags = ['Alarms'];
+  app.get(
+    '/api/plcs/:plcId/alarms',
+    {
+      schema: {
+        tags,
+        summary: 'Outstanding alarms of one monitored PLC',
+        params: PlcIdParams,
+        response: envelopeResponses(AlarmList),
+      },
+      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: true, limit: 'AlarmReads' },
+    },
+    (request) => ok(service.list([service.monitor(targetOf(request).id).plcId], cultures(request))),
+  );
+
+  app.get(
+    '/api/alarms',
+    {
+      schema: {
+        tags,
+        summary: 'Outstanding alarms of every monitored PLC the caller’s plc_access permits',
+        response: envelopeResponses(AlarmList),
+      },
+      config: { feature: 'Alarms', policy: 'ReadAccess', limit: 'AlarmReads' },
+    },
+    (request) => {
+      const principal = principalOf(request);
+      const permitted = service.plcIds().filter((id) => canAccessPlc(principal, id));
+      return ok(service.list(permitted, cultures(request)));
+    },
+  );
+
+  app.post(
+    '/api/plcs/:plcId/alarms/:key/acknowledge',
+    {
+      schema: {
+        tags,
+        summary: 'Acknowledge one alarm by key (calls the PLC’s acknowledge method; no body)',
+        params: AlarmKeyParams,
+        response: envelopeResponses(AcknowledgeResult),
+      },
+      config: { feature: 'Alarms', policy: 'WriteAccess', plcScoped: true, limit: 'RpcInvocations' },
+    },
+    async (request) => {
+      const target = targetOf(request);
+      const { sub } = principalOf(request);
+      const { key } = request.params;
+      const log = { sub, plcId: target.id, key };
+      try {
+        const acknowledged = await service.acknowledge(target, key, sub);
+        request.log.info(
+          { ...log, result: acknowledged ? 'acknowledged' : 'not-acknowledged' },
+          'alarm acknowledge',
+        );
+        return ok({ acknowledged });
+      } catch (err) {
+        const code = (err as { code?: unknown }).code;
+        request.log.info(
+          { ...log, result: typeof code === 'string' ? code : 'INTERNAL_ERROR' },
+          'alarm acknowledge',
+        );
+        throw err;
+      }
+    },
+  );
+
+  app.get(
+    '/api/plcs/:plcId/alarms/history',
+    {
+      schema: {
+        tags,
+        summary: 'The alarm journal: transitions oldest first, with a cursor',
+        params: PlcIdParams,
+        querystring: HistoryQuery,
+        response: envelopeResponses(HistoryPage),
+      },
+      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: true },
+    },
+    (request) => {
+      const { after, limit } = request.query;
+      return ok(service.history(targetOf(request).id, after, limit, cultures(request)));
+    },
+  );
+
+  app.get(
+    '/health/alarms',
+    {
+      schema: {
+        tags: ['Health'],
+        summary: 'Worst outstanding alarm severity (Healthy/Degraded 200, Unhealthy 503); anonymous',
+        response: { 200: AlarmHealth, 503: AlarmHealth },
+      },
+      config: { feature: 'Alarms' },
+    },
+    (_request, reply) => {
+      const report = service.health();
+      void reply.header('Cache-Control', 'no-store').status(report.status === 'Unhealthy' ? 503 : 200);
+      return report;
+    },
+  );
+};

@@ -1,0 +1,75 @@
+// PlcAlarms settings: every bad value fails start-up naming its setting; defaults and edges.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../../src/config/load.ts';
+import { ConfigError } from '../../src/config/schema.ts';
+import { minimalSettings, writeSettings } from './helpers.ts';
+
+function load(alarm: Record<string, unknown>, targets: object = { line1: { Mode: 'Simulated' } }) {
+  return loadConfig(
+    writeSettings({ ...minimalSettings, PlcTargets: targets, PlcAlarms: { Targets: { line1: alarm } } }),
+    {},
+  );
+}
+
+function problems(alarm: Record<string, unknown>, targets?: object): readonly string[] {
+  try {
+    load(alarm, targets);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err));
+    return err.problems;
+  }
+  return assert.fail('expected a ConfigError');
+}
+
+describe('PlcAlarms.Targets settings', () => {
+  it('JournalLength is an integer from 1 to 1,000,000', () => {
+    for (const n of [1, 1_000_000]) {
+      assert.equal(
+        load({ SymbolPath: 'GVL.a', JournalLength: n }).settings.PlcAlarms.Targets.line1?.JournalLength,
+        n,
+      );
+    }
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a', JournalLength: 0 }), [
+      'PlcAlarms.Targets.line1.JournalLength: must be at least 1',
+    ]);
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a', JournalLength: 1_000_001 }), [
+      'PlcAlarms.Targets.line1.JournalLength: must be at most 1000000',
+    ]);
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a', JournalLength: 2.5 }), [
+      'PlcAlarms.Targets.line1.JournalLength: must be an integer',
+    ]);
+  });
+
+  it('SymbolPath is required; CycleTimeMs positive; PlcClock one of three; unknown keys refused', () => {
+    assert.deepEqual(problems({}), ['PlcAlarms.Targets.line1.SymbolPath: is required']);
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a', CycleTimeMs: -5 }), [
+      'PlcAlarms.Targets.line1.CycleTimeMs: must be at least 1',
+    ]);
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a', PlcClock: 'UTC+1' }), [
+      'PlcAlarms.Targets.line1.PlcClock: must be Unspecified, Utc or Local',
+    ]);
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a', AcknowledgeMethod: '' }), [
+      'PlcAlarms.Targets.line1.AcknowledgeMethod: must not be empty',
+    ]);
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a', Clock: 'Utc' }), [
+      'PlcAlarms.Targets.line1.Clock: is not a known setting',
+    ]);
+  });
+
+  it('a target in the alarm section but not in PlcTargets fails start-up', () => {
+    assert.deepEqual(problems({ SymbolPath: 'GVL.a' }, {}), [
+      'PlcAlarms.Targets.line1: names no configured PLC (add PlcTargets.line1 or remove this entry)',
+    ]);
+  });
+
+  it('defaults: CycleTimeMs 200, PlcClock Unspecified, AcknowledgeAlarm, JournalLength 10000', () => {
+    assert.deepEqual(load({ SymbolPath: 'GVL.fbAlarms.aAlarms' }).settings.PlcAlarms.Targets.line1, {
+      SymbolPath: 'GVL.fbAlarms.aAlarms',
+      CycleTimeMs: 200,
+      PlcClock: 'Unspecified',
+      AcknowledgeMethod: 'AcknowledgeAlarm',
+      JournalLength: 10000,
+    });
+  });
+});
