@@ -7,7 +7,7 @@ import { SimulatedTarget } from '../../src/targets/simulated/index.ts';
 import type { PlcClock } from '../../src/targets/plc-clock.ts';
 import type { PlcTarget } from '../../src/targets/target.ts';
 import { EventLog } from '../contract/events.ts';
-import { makeTarget, startPlant } from './ads/harness.ts';
+import { makeTarget, reach, startPlant } from './ads/harness.ts';
 
 // A zone without daylight saving and with a half-hour offset: +05:30 all year.
 process.env.TZ = 'Asia/Kolkata';
@@ -35,8 +35,9 @@ async function subject(
     return { t, p, close: () => t.close() };
   }
   const plant = await startPlant(p);
-  const t = makeTarget(plant.port, { PlcClock: clock });
+  const t = makeTarget(plant.port, { PlcClock: clock, TimeoutMs: 3000 });
   await t.start();
+  await reach(t, 'Connected');
   return {
     t,
     p,

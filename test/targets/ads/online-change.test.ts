@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
-import { eventually, makeTarget, onlineChangeCounter, startPlant } from './harness.ts';
+import { eventually, makeTarget, onlineChangeCounter, reach, startPlant } from './harness.ts';
 
 /** The counter first (it keeps its place, as TwinCAT's does); `extra` symbols move every later one. */
 function layout(extra: number): Program {
@@ -66,9 +66,10 @@ describe('ADS target: online changes', () => {
   it('download, then two online changes: a read and a write of a moved symbol hit its new offset', async () => {
     const plc = new OnlineChangingPlc(layout(0));
     const plant = await startPlant(plc);
-    const target = makeTarget(plant.port);
+    const target = makeTarget(plant.port, { TimeoutMs: 3000 });
     try {
       await target.start();
+      await reach(target, 'Connected');
       assert.equal((await target.read('MAIN.nA')).value, 1);
       await eventually(() => (target.diagnostics.onlineChangeWatch ? true : undefined), 5000, 'watch armed');
 

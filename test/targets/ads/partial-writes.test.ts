@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
-import { FaultProxy, makeTarget, startPlant } from './harness.ts';
+import { FaultProxy, makeTarget, reach, startPlant } from './harness.ts';
 
 const { Read, Write, ReadWrite } = AdsCommand;
 const { SumRead, SumWrite, PlcMemory: Memory } = IndexGroup;
@@ -32,10 +32,11 @@ describe('ADS target: partial writes', () => {
     const plc = structProgram();
     const plant = await startPlant(plc);
     const proxy = new FaultProxy(plant.port);
-    const target = makeTarget(await proxy.listen());
+    const target = makeTarget(await proxy.listen(), { TimeoutMs: 3000 });
     const requests: Array<[number, number]> = [];
     try {
       await target.start();
+      await reach(target, 'Connected');
       await target.symbols();
       proxy.fault = ({ command, indexGroup }) => {
         if (indexGroup === SystemState) return undefined;

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors.ts';
 import { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { AdsCommand } from '../../../src/plc/ads/constants.ts';
-import { FaultProxy, makeTarget, startPlant } from './harness.ts';
+import { FaultProxy, makeTarget, reach, startPlant } from './harness.ts';
 
 /**
  * The simulator serves LTIME and a UDINT-based enum; the proxy renames them in the uploads to LDATE and a
@@ -54,9 +54,10 @@ describe('ADS target: types it cannot decode', () => {
     const plant = await startPlant(plc);
     const proxy = new FaultProxy(plant.port);
     proxy.answer = (frame) => rename(rename(frame, 'LTIME', 'LDATE'), 'UDINT', 'ULINT');
-    const target = makeTarget(await proxy.listen());
+    const target = makeTarget(await proxy.listen(), { TimeoutMs: 3000 });
     try {
       await target.start();
+      await reach(target, 'Connected');
       const tree = await target.symbols();
       assert.equal(tree.find((n) => n.instancePath === 'MAIN.tStamp')?.typeName, 'LDATE');
       await assert.rejects(target.read('MAIN.tStamp'), unsupported(/MAIN\.tStamp: its type LDATE/));
@@ -96,9 +97,10 @@ describe('ADS target: types it cannot decode', () => {
       }
       return frame;
     };
-    const target = makeTarget(await proxy.listen());
+    const target = makeTarget(await proxy.listen(), { TimeoutMs: 3000 });
     try {
       await target.start();
+      await reach(target, 'Connected');
       const names: string[] = [];
       for (const state of [17, 18, 19]) {
         forced = state;

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { buildTestApp } from '../../helpers/app.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
-import { FaultProxy, makeTarget, startPlant } from './harness.ts';
+import { FaultProxy, makeTarget, reach, startPlant } from './harness.ts';
 
 const { Read, Write } = AdsCommand;
 const Memory = IndexGroup.PlcMemory;
@@ -14,11 +14,12 @@ describe('ADS target: write read-back', () => {
   it('PUT answers 200 with value null and readBackError when only the read-back fails', async () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
-    const target = makeTarget(await proxy.listen());
+    const target = makeTarget(await proxy.listen(), { TimeoutMs: 3000 });
     const app = await buildTestApp({ targets: [target] });
     const headers = bearer(await mintToken());
     try {
       await target.start();
+      await reach(target, 'Connected');
       await target.symbols();
       proxy.fault = (r) => (r.command === Read && r.indexGroup === Memory ? 1796 : undefined);
       const res = await app.inject({
