@@ -2,7 +2,7 @@
 import { AppError, isAppError } from '../../errors.ts';
 import { adsErrorText } from '../../plc/ads/error-codes.ts';
 import { errorForAdsCode } from '../../plc/ads/error-map.ts';
-import { NoAnswer } from './timed-client.ts';
+import { noAnswerCode } from './timed-client.ts';
 
 /** A sub-command of a sum request failed with `code`: classified like a failed single request. */
 export class AdsCodeError extends Error {
@@ -21,19 +21,17 @@ export interface AdsFailure {
   code?: number;
 }
 
-/** ads-client's code for a request that got no answer within its timeout. */
-const noAnswer = -1;
-
 interface ClientErrorShape {
   adsError?: { errorCode?: unknown };
+  errorCode?: unknown;
 }
 
 /** Classifies an error thrown by ads-client (ClientError) or by our call wrapper. */
 export function classify(err: unknown): AdsFailure {
-  if (err instanceof NoAnswer) return { kind: 'timeout' };
   const e = (typeof err === 'object' && err !== null ? err : {}) as ClientErrorShape;
-  const code = e.adsError?.errorCode;
-  if (code === noAnswer) return { kind: 'timeout' };
+  // Our own timer's rejection reaches here bare or wrapped in ads-client's ClientError.
+  const code = e.adsError?.errorCode ?? e.errorCode;
+  if (code === noAnswerCode) return { kind: 'timeout' };
   if (typeof code === 'number' && code > 0) return { kind: 'ads', code };
   return { kind: 'other' };
 }

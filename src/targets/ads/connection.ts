@@ -142,24 +142,27 @@ export class AdsLink {
   async #connectOnce(): Promise<Session> {
     this.#attempts++;
     const s = this.#settings;
-    const client = new TimedClient({
-      targetAmsNetId: s.targetNetId,
-      targetAdsPort: s.targetPort,
-      routerAddress: s.host,
-      routerTcpPort: s.tcpPort,
-      ...(s.localNetId ? { localAmsNetId: s.localNetId } : {}),
-      ...(s.localAdsPort ? { localAdsPort: s.localAdsPort } : {}),
-      timeoutDelay: s.timeoutMs,
-      // Reconnecting is ours: a fresh client per connection, our own backoff, our own subscription map.
-      autoReconnect: false,
-      hideConsoleWarnings: true,
-      connectionCheckInterval: s.connectionCheckIntervalMs,
-      connectionDownDelay: s.connectionDownDelayMs,
-      readAndCacheSymbols: false,
-      readAndCacheDataTypes: false,
-      deleteUnknownSubscriptions: true,
-    });
-    const session = new Session(++this.#ids, client, s.plcId, s.timeoutMs);
+    const client = new TimedClient(
+      {
+        targetAmsNetId: s.targetNetId,
+        targetAdsPort: s.targetPort,
+        routerAddress: s.host,
+        routerTcpPort: s.tcpPort,
+        ...(s.localNetId ? { localAmsNetId: s.localNetId } : {}),
+        ...(s.localAdsPort ? { localAdsPort: s.localAdsPort } : {}),
+        timeoutDelay: s.timeoutMs,
+        // Reconnecting is ours: a fresh client per connection, our own backoff, our own subscription map.
+        autoReconnect: false,
+        hideConsoleWarnings: true,
+        connectionCheckInterval: s.connectionCheckIntervalMs,
+        connectionDownDelay: s.connectionDownDelayMs,
+        readAndCacheSymbols: false,
+        readAndCacheDataTypes: false,
+        deleteUnknownSubscriptions: true,
+      },
+      s.symbolBrowseTimeoutMs,
+    );
+    const session = new Session(++this.#ids, client, s.plcId);
     client.on('connectionLost', () => session.end());
     client.on('plcSymbolVersionChange', (version, previous) => {
       if (previous !== undefined && version !== previous && session.alive) {

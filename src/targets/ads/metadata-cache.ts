@@ -56,10 +56,8 @@ export class MetadataCache {
   types(session: Session): Promise<TypeCatalog> {
     const cache = this.of(session);
     if (!cache.types) {
-      const loading = session
-        .long(this.#settings.symbolBrowseTimeoutMs, () =>
-          session.client.getDataTypes(false, this.#ownTarget()),
-        )
+      const loading = session.client
+        .getDataTypes(false, this.#ownTarget())
         .then((types) => (cache.catalog = new TypeCatalog(Object.values(types))));
       cache.types = loading;
       loading.catch(() => {
@@ -126,9 +124,7 @@ export class MetadataCache {
       cache.symbolVersion = version ?? session.client.metaData.plcSymbolVersion;
       const loading = (async () => {
         const types = await this.types(session);
-        const symbols = await session.long(this.#settings.symbolBrowseTimeoutMs, () =>
-          session.client.getSymbols(this.#ownTarget()),
-        );
+        const symbols = await session.client.getSymbols(this.#ownTarget());
         this.#symbolUploads++;
         return new SymbolTable(Object.values(symbols), types);
       })();

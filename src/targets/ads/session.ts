@@ -2,7 +2,6 @@
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
 import { toAppError } from './ads-errors.ts';
-import { inCallScope, NoAnswer } from './timed-client.ts';
 
 export class Session {
   readonly id: number;
@@ -10,16 +9,14 @@ export class Session {
   readonly plcId: string;
   /** Resolves when the connection ends (lost or closed). */
   readonly ended: Promise<void>;
-  readonly #timeoutMs: number;
   readonly #onEnd = new Set<() => void>();
   #resolveEnded: () => void = () => undefined;
   #alive = true;
 
-  constructor(id: number, client: Client, plcId: string, timeoutMs: number) {
+  constructor(id: number, client: Client, plcId: string) {
     this.id = id;
     this.client = client;
     this.plcId = plcId;
-    this.#timeoutMs = timeoutMs;
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
@@ -53,7 +50,7 @@ export class Session {
       onEnd = () => reject(this.unavailable());
       this.#onEnd.add(onEnd);
     });
-    const { scope, work } = inCallScope(() => fn(this.client));
+    const work = fn(this.client);
     work.catch(() => undefined);
     try {
       return await Promise.race([work, lost]);
@@ -61,14 +58,9 @@ export class Session {
       // A client that lost its socket says so by its state, not by a message worth parsing.
       const connected = this.#alive && this.client.connection.connected;
       if (!connected) throw this.unavailable();
-      throw toAppError(scope.timedOut ? new NoAnswer(this.#timeoutMs) : err, what, this.plcId);
+      throw toAppError(err, what, this.plcId);
     } finally {
       if (onEnd) this.#onEnd.delete(onEnd);
     }
-  }
-
-  /** Symbol and type uploads can take far longer than one request: only their requests wait `timeoutMs`. */
-  long<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
-    return inCallScope(fn, Math.max(timeoutMs, this.#timeoutMs)).work;
   }
 }
