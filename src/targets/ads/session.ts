@@ -43,24 +43,33 @@ export class Session {
    * Runs ADS calls on this connection. A lost connection fails the call at once with PLC_UNAVAILABLE
    * (instead of waiting for its timeout); ADS failures become catalog errors named after `what`.
    */
-  async run<T>(what: string, fn: (client: Client) => Promise<T>): Promise<T> {
-    if (!this.#alive) throw this.unavailable();
-    let onEnd: (() => void) | undefined;
-    const lost = new Promise<never>((_, reject) => {
-      onEnd = () => reject(this.unavailable());
-      this.#onEnd.add(onEnd);
+  run<T>(what: string, fn: (client: Client) => Promise<T>): Promise<T> {
+    if (!this.#alive) return Promise.reject(this.unavailable());
+    return new Promise<T>((resolve, reject) => {
+      const lost = (): void => reject(this.unavailable());
+      this.#onEnd.add(lost);
+      let work: Promise<T>;
+      try {
+        work = fn(this.client);
+      } catch (err) {
+        work = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+      work.then(
+        (value) => {
+          this.#onEnd.delete(lost);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.#onEnd.delete(lost);
+          reject(this.#failure(err, what));
+        },
+      );
     });
-    const work = fn(this.client);
-    work.catch(() => undefined);
-    try {
-      return await Promise.race([work, lost]);
-    } catch (err) {
-      // A client that lost its socket says so by its state, not by a message worth parsing.
-      const connected = this.#alive && this.client.connection.connected;
-      if (!connected) throw this.unavailable();
-      throw toAppError(err, what, this.plcId);
-    } finally {
-      if (onEnd) this.#onEnd.delete(onEnd);
-    }
+  }
+
+  #failure(err: unknown, what: string): AppError {
+    // A client that lost its socket says so by its state, not by a message worth parsing.
+    const connected = this.#alive && this.client.connection.connected;
+    return connected ? toAppError(err, what, this.plcId) : this.unavailable();
   }
 }

@@ -121,10 +121,19 @@ describe('ADS target: faults', () => {
     try {
       await target.start();
       await target.symbols();
+      // The read may fail before the target reports the lost connection: wait for it to leave Connected first.
+      const left = new Promise<void>((resolve) => {
+        const off = target.onConnectionState((s) => {
+          if (s === 'Connected') return;
+          off();
+          resolve();
+        });
+      });
       proxy.mode = 'cut-next-answer';
       const started = Date.now();
       await assert.rejects(target.read('MAIN.fSpeed'), code('PLC_UNAVAILABLE'));
       assert.ok(Date.now() - started < 2000, 'fails without waiting for the request timeout');
+      await left;
       await reach(target, 'Connected');
       assert.equal((await target.read('MAIN.fSpeed')).value, 0.5);
     } finally {
