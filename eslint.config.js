@@ -66,6 +66,24 @@ export default tseslint.config(
   ...layer(['src/simulator/**/*.ts'], [...noHttp, ...noTargets]),
   ...layer(['src/simulator/engine/**/*.ts'], [...noHttp, ...noTargets, ...pureCore], pureCorePaths),
   ...layer(['src/plc/**/*.ts'], [...noHttp, ...noTargets, ...noSimulator, ...plcModel], pureCorePaths),
+  // The console talks to the gateway only through its public API: from src/ it may import types, nothing else.
+  {
+    files: ['console/**/*.ts', 'console/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/src/**'],
+              allowTypeImports: true,
+              message: 'The console imports only types from src/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {

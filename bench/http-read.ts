@@ -1,36 +1,55 @@
 // Throughput of GET /api/plcs/{plcId}/variables/{path} over real HTTP (auth and rate limits on, limits raised)
-// against a bare fastify route that verifies the same JWT (jose, HS256) and answers the same JSON.
-// Each server runs in a child process; autocannon (50 connections, 5 s) drives it from this one.
-// Run: npm run bench:http-read   (target: gateway / bare >= 0.6)
+// against a bare fastify route that verifies the same JWT with the gateway's own verifier and answers the same
+// JSON. The gateway runs twice: with the logging `serve` ships (pino to stdout, here /dev/null) and with the
+// same logger at level warn, so without request lines. Each server runs in its own child process for the
+// whole run; autocannon (50 connections) drives them from this one, in interleaved rounds, and the median
+// round of each is reported.
+// Run: npm run bench:http-read [-- --rounds 3 --seconds 3]   (target: gateway with logging / bare >= 0.6)
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { jwtVerify } from 'jose';
 import { buildApp } from '../src/app.ts';
 import { mintToken } from '../src/cli/mint-token.ts';
 import { configFromDocument } from '../src/config/load.ts';
+import { resolveKeySource } from '../src/guards/auth/key-source.ts';
+import { createTokenVerifier } from '../src/guards/auth/token-verifier.ts';
 import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
 import { createRegistry } from '../src/targets/registry.ts';
 import { SimulatedTarget } from '../src/targets/simulated/index.ts';
 
+const arg = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const rounds = arg('rounds', 3);
+const seconds = arg('seconds', 3);
 const signingKey = 'bench-signing-key-0123456789-0123456789';
 const path = 'GVL_HMI.aAxes[3].rPosition';
 const connections = 50;
-const durationSeconds = 5;
 const targetRatio = 0.6;
 
-type Mode = 'gateway' | 'bare';
+const modes = ['gateway', 'gateway-quiet', 'bare'] as const;
+type Mode = (typeof modes)[number];
+const labels: Record<Mode, string> = {
+  gateway: 'gateway, serve logging',
+  'gateway-quiet': 'gateway, no request log',
+  bare: 'bare fastify + same JWT',
+};
 
-async function serveGateway(): Promise<number> {
-  const config = configFromDocument(
+function config(level: 'info' | 'warn') {
+  return configFromDocument(
     {
       Auth: { SigningKey: signingKey },
       RateLimiting: { Enabled: true, GlobalPerUser: 100_000_000 },
+      Logging: { Level: level },
     },
     process.cwd(),
     {},
   );
+}
+
+async function serveGateway(level: 'info' | 'warn'): Promise<number> {
   const b = new ProgramBuilder();
   b.struct('ST_Axis', [
     { name: 'sId', type: 'STRING(15)' },
@@ -41,18 +60,24 @@ async function serveGateway(): Promise<number> {
   plc.write(path, 123.456);
   const target = new SimulatedTarget('line1', 'Line 1', plc);
   await target.start();
-  const app = await buildApp(config, { registry: createRegistry([target]) });
+  // As `serve` builds it: pino lines written to stdout.
+  const logStream = { write: (line: string) => process.stdout.write(line) };
+  const app = await buildApp(config(level), {
+    registry: createRegistry([target]),
+    logger: { stream: logStream },
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as { port: number }).port;
 }
 
 async function serveBare(): Promise<number> {
+  const { settings, contentRoot } = config('warn');
+  const verifier = createTokenVerifier(settings.Auth, await resolveKeySource(settings.Auth, { contentRoot }));
   const app = Fastify({ logger: false });
-  const key = new TextEncoder().encode(signingKey);
   app.get('/bare', async (request, reply) => {
     const header = request.headers.authorization ?? '';
     try {
-      await jwtVerify(header.slice('Bearer '.length), key, { algorithms: ['HS256'] });
+      await verifier.verify(header.slice('Bearer '.length));
     } catch {
       return reply.code(401).send({ data: null, error: { code: 'UNAUTHORIZED', message: 'bad token' } });
     }
@@ -64,22 +89,26 @@ async function serveBare(): Promise<number> {
 }
 
 async function startChild(mode: Mode): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(new URL(import.meta.url).pathname, [mode], { execArgv: ['--import', 'tsx'] });
+  // The children's stdout (the gateway's log) goes to /dev/null.
+  const child = fork(new URL(import.meta.url).pathname, [mode], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const [message] = (await once(child, 'message')) as [{ port: number }];
   return { child, port: message.port };
 }
 
-async function load(url: string, token: string): Promise<autocannon.Result> {
-  const options = { url, connections, headers: { authorization: `Bearer ${token}` } };
-  await autocannon({ ...options, duration: 1 }); // warm-up: JIT and connection setup
-  return autocannon({ ...options, duration: durationSeconds });
+function median(values: readonly autocannon.Result[]): autocannon.Result {
+  const sorted = [...values].sort((a, b) => a.requests.average - b.requests.average);
+  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function line(label: string, r: autocannon.Result): string {
-  const bad = r.non2xx + r.errors;
+function line(label: string, r: autocannon.Result, all: readonly autocannon.Result[]): string {
+  const bad = all.reduce((n, x) => n + x.non2xx + x.errors, 0);
+  const spread = all.map((x) => x.requests.average.toFixed(0)).join(' / ');
   return (
-    `${label.padEnd(8)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms` +
-    `   p99 ${String(r.latency.p99).padStart(3)} ms${bad > 0 ? `   (${bad} failed)` : ''}`
+    `${label.padEnd(24)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms` +
+    `   p99 ${String(r.latency.p99).padStart(3)} ms   (rounds: ${spread})${bad > 0 ? `   ${bad} failed` : ''}`
   );
 }
 
@@ -88,35 +117,51 @@ async function main(): Promise<void> {
     { sub: 'bench', role: 'viewer', scope: 'ads:read', plcAccess: ['*'], ttlSeconds: 600 },
     { key: signingKey, roleClaim: 'role' },
   );
-  const results: Partial<Record<Mode, autocannon.Result>> = {};
-  for (const mode of ['gateway', 'bare'] as const) {
-    const { child, port } = await startChild(mode);
-    const url =
-      mode === 'gateway'
-        ? `http://127.0.0.1:${port}/api/plcs/line1/variables/${encodeURIComponent(path)}`
-        : `http://127.0.0.1:${port}/bare`;
-    const probe = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
-    if (probe.status !== 200) throw new Error(`${mode}: ${probe.status} ${await probe.text()}`);
-    results[mode] = await load(url, token);
-    child.kill();
-    await once(child, 'exit');
+  const headers = { authorization: `Bearer ${token}` };
+  const servers = new Map<Mode, { child: ChildProcess; url: string }>();
+  try {
+    for (const mode of modes) {
+      const { child, port } = await startChild(mode);
+      const url =
+        mode === 'bare'
+          ? `http://127.0.0.1:${port}/bare`
+          : `http://127.0.0.1:${port}/api/plcs/line1/variables/${encodeURIComponent(path)}`;
+      servers.set(mode, { child, url });
+      const probe = await fetch(url, { headers });
+      if (probe.status !== 200) throw new Error(`${mode}: ${probe.status} ${await probe.text()}`);
+      await autocannon({ url, connections, headers, duration: 1 }); // warm-up: JIT and connections
+    }
+    const results = new Map<Mode, autocannon.Result[]>(modes.map((m) => [m, []]));
+    for (let round = 0; round < rounds; round++) {
+      for (const mode of modes) {
+        const url = servers.get(mode)!.url;
+        results.get(mode)!.push(await autocannon({ url, connections, headers, duration: seconds }));
+      }
+    }
+    console.log(
+      `GET variables/{path}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ` +
+        `JWT verified per request (Node ${process.version})`,
+    );
+    const medians = new Map(modes.map((m) => [m, median(results.get(m)!)] as const));
+    for (const mode of modes) console.log(line(labels[mode], medians.get(mode)!, results.get(mode)!));
+    const bare = medians.get('bare')!.requests.average;
+    const logged = medians.get('gateway')!.requests.average / bare;
+    const quiet = medians.get('gateway-quiet')!.requests.average / bare;
+    console.log(
+      `ratio gateway/bare, serve logging:     ${logged.toFixed(2)} (target >= ${targetRatio}): ${logged >= targetRatio ? 'PASS' : 'FAIL'}`,
+    );
+    console.log(`ratio gateway/bare, no request log:   ${quiet.toFixed(2)}`);
+  } finally {
+    for (const { child } of servers.values()) {
+      child.kill();
+      if (child.exitCode === null) await once(child, 'exit');
+    }
   }
-  const gateway = results.gateway!;
-  const bare = results.bare!;
-  console.log(
-    `GET variables/{path}, ${connections} connections, ${durationSeconds} s each, JWT verified per request`,
-  );
-  console.log(line('gateway', gateway));
-  console.log(line('bare', bare));
-  const ratio = gateway.requests.average / bare.requests.average;
-  console.log(
-    `ratio gateway/bare: ${ratio.toFixed(2)} (target >= ${targetRatio}): ${ratio >= targetRatio ? 'PASS' : 'FAIL'}`,
-  );
 }
 
 const mode = process.argv[2];
-if (mode === 'gateway' || mode === 'bare') {
-  const port = mode === 'gateway' ? await serveGateway() : await serveBare();
+if (mode === 'gateway' || mode === 'gateway-quiet' || mode === 'bare') {
+  const port = mode === 'bare' ? await serveBare() : await serveGateway(mode === 'gateway' ? 'info' : 'warn');
   process.send?.({ port });
 } else {
   await main();

@@ -265,7 +265,7 @@ if (mode === 'cli') {
     signal: stopped.signal,
     onListening: (url) => process.send?.({ url }),
   });
-  process.disconnect();
+  if (process.connected) process.disconnect();
 } else if (mode === 'bare') {
   answerCpu();
   const url = await serveBare(Number(process.argv[3]));

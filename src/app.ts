@@ -1,11 +1,21 @@
 // The app factory: builds the fastify app for a config and a PLC registry, registering the request pipeline in
 // order. It never listens, so tests drive it with `inject` and main.ts owns the socket.
-import Fastify, { type FastifyInstance } from 'fastify';
+import { setTimeout as delay } from 'node:timers/promises';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
+import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
+import { startCluster } from './cluster/start-cluster.ts';
+import { auditRoutes } from './features/admin/audit-routes.ts';
+import { consoleRoutes } from './features/console/routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
+import { createEtherCatDiagnostics } from './features/ethercat/index.ts';
+import { etherCatRoutes } from './features/ethercat/routes.ts';
+import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
+import { lifecycleRoutes } from './features/lifecycle/routes.ts';
 import { methodsRoutes } from './features/methods/routes.ts';
 import { plcsRoutes } from './features/plcs/routes.ts';
 import { simulationRoutes } from './features/simulation/routes.ts';
@@ -18,26 +28,45 @@ import { createTokenVerifier } from './guards/auth/token-verifier.ts';
 import { installGuards } from './guards/install-guards.ts';
 import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
+import { installAudit } from './http/audit-hooks.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
-import type { FeatureContext } from './http/feature-context.ts';
-import { loggerOptions } from './http/logging.ts';
+import type { FeatureContext, Sleep } from './http/feature-context.ts';
+import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
+import { installStreams, type StreamTimings } from './http/streams/install.ts';
+import { adminRoutes } from './features/admin/routes.ts';
+import { notificationsRoutes } from './features/notifications/routes.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
+import { installRouteCatalog } from './http/route-catalog.ts';
+import { createServiceDirectory } from './http/service-directory.ts';
+import { mcpRoutes } from './features/mcp/routes.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 
 export interface AppDeps {
   readonly registry: TargetRegistry;
   /** false/absent: silent; true: pino at `Logging.Level`; an object: pino options merged in (e.g. a stream). */
   readonly logger?: boolean | object;
+  /** A logger already built (createLogger); wins over `logger`. */
+  readonly loggerInstance?: FastifyBaseLogger;
   /** Milliseconds clock for rate limits; tests inject one to step time. */
   readonly now?: Clock;
+  /** Waits between samples of long-running operations (watch_variables); tests drive it by hand. */
+  readonly sleep?: Sleep;
   /** Milliseconds clock for token times (exp, nbf, iat); tests inject one. */
   readonly tokenNow?: Clock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
+  /** Where audit records go; default: an in-memory ring of `Audit.Length` records. */
+  readonly auditStore?: AuditStore;
+  /** Stream timers (hub ping and client timeout, SSE heartbeat); tests shorten them. */
+  readonly streamTimings?: Partial<StreamTimings>;
+  /** Folder of the built web console; default dist/console. */
+  readonly consoleDir?: string;
+  /** The port the app will listen on, for the default `Cluster.ReplicaId` (host name and port). */
+  readonly port?: number;
 }
 
 const oneMiB = 1024 * 1024;
@@ -52,7 +81,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
 
   const app = Fastify({
-    logger: loggerOptions(deps.logger, settings.Logging.Level),
+    ...(deps.loggerInstance
+      ? { loggerInstance: deps.loggerInstance }
+      : { logger: loggerOptions(deps.logger, settings.Logging.Level) }),
+    logController: new AccessLog(),
     bodyLimit: oneMiB,
     // Long enough that any plcId reaches the PLC lookup (and its 404) instead of the router.
     routerOptions: { maxParamLength: 2048 },
@@ -72,24 +104,46 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     else void parseJson(request, text, done);
   });
 
-  const limits = createRateLimits(settings.RateLimiting, now);
-
   // Error and not-found handlers first: fastify binds a route's error handler when the route is registered.
   installErrorHandlers(app, createRouteIndex());
+  const routes = installRouteCatalog(app);
   installProtocolRules(app);
   installStrictQueryNumbers(app);
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
   const metrics = installMetrics(app);
+  const cluster = await startCluster(settings, { log: app.log, metrics, now, port: deps.port });
+  if (cluster) app.addHook('onClose', () => cluster.close());
+  const limits = createRateLimits(settings.RateLimiting, now, cluster?.limiterStore);
   await installOpenApi(app, config);
+  // Before the guards: the WebSocket plugin must mark upgrade requests first, so a refused upgrade's socket is
+  // closed after its JSON answer.
+  const streams = await installStreams(app, settings, metrics, deps.streamTimings, cluster?.streamLedger);
   installGuards(app, {
     config,
     registry: deps.registry,
     verifier: createTokenVerifier(settings.Auth, keySource, deps.tokenNow),
     limits,
   });
+  const auditStore = deps.auditStore ?? cluster?.auditStore ?? new MemoryAuditStore(settings.Audit.Length);
+  const audit = new AuditTrail(auditStore, app.log, now);
+  installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
-  const context: FeatureContext = { config, registry: deps.registry, limits, metrics, now };
+  const etherCat = createEtherCatDiagnostics(config, deps.registry);
+  const context: FeatureContext = {
+    config,
+    registry: deps.registry,
+    limits,
+    metrics,
+    now,
+    audit,
+    streams,
+    etherCat,
+    ...(cluster ? { cluster } : {}),
+    sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
+    services: createServiceDirectory(),
+    routes,
+  };
   await app.register(plcsRoutes, context);
   await app.register(healthRoutes, context);
   await app.register(simulationRoutes, context);
@@ -98,7 +152,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(deviceRoutes, context);
   await app.register(variablesRoutes, context);
   await app.register(methodsRoutes, context);
+  await app.register(filesRoutes, context);
+  await app.register(lifecycleRoutes, context);
+  await app.register(auditRoutes, context);
+  await app.register(notificationsRoutes, context);
+  await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
+  await app.register(etherCatRoutes, context);
+  await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
+  // Last: the MCP tools mirror the routes above and use the services they published.
+  await app.register(mcpRoutes, context);
   return app;
 }

@@ -17,6 +17,8 @@ export const errorCatalog = {
   FILE_NOT_FOUND: { status: 404, message: 'No such file.' },
   ALARM_NOT_FOUND: { status: 404, message: 'Nothing is outstanding under this alarm key.' },
   SCENARIO_NOT_CONFIGURED: { status: 404, message: 'This target has no scenario.' },
+  MASTER_NOT_FOUND: { status: 404, message: 'No such EtherCAT master on this PLC.' },
+  SLAVE_NOT_FOUND: { status: 404, message: 'No such EtherCAT slave on this PLC.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed on this route.' },
   SIMULATION_CONFLICT: { status: 409, message: 'The simulation cannot do this in its current state.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
@@ -29,6 +31,7 @@ export const errorCatalog = {
   ADS_ERROR: { status: 502, message: 'The PLC answered with an ADS error.' },
   ALARM_ACK_FAILED: { status: 502, message: 'The PLC refused the acknowledgement.' },
   PLC_UNAVAILABLE: { status: 503, message: 'The PLC is not connected.' },
+  CLUSTER_UNAVAILABLE: { status: 503, message: 'The shared store of the replicas (Redis) is unreachable.' },
   ADS_TIMEOUT: { status: 504, message: 'The PLC did not answer in time.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

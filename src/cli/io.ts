@@ -10,7 +10,7 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** Relative paths on the command line resolve against this folder. */
   cwd: string;
-  /** Long-running commands (serve) stop gracefully when this aborts. */
+  /** Long-running commands (serve, sim-ads) stop gracefully when this aborts. */
   signal?: AbortSignal;
   /** Called by serve once it is listening, with the base URL a local client can use. */
   onListening?(url: string): void;
@@ -26,4 +26,11 @@ export class UsageError extends Error {
 
 export function writeLine(out: CliOutput, text = ''): void {
   out.write(`${text}\n`);
+}
+
+/** Resolves when a long-running command should stop: once `signal` aborts (never without a signal). */
+export function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return new Promise(() => undefined);
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
 }

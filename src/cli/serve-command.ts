@@ -1,14 +1,14 @@
 // `plc-gateway serve`: load settings, build the targets and the app, listen, and close gracefully on a signal.
 import { resolve } from 'node:path';
-import { pino } from 'pino';
 import { loadConfig } from '../config/load.ts';
 import { parseListenUrl, reachableHost, type ListenAddress } from '../config/listen-url.ts';
 import { usesDevelopmentKey } from '../config/development-key.ts';
 import type { Config } from '../config/schema.ts';
+import { createLogger, logDestination } from '../http/logging.ts';
 import { buildTargets } from '../targets/build-targets.ts';
 import { createRegistry } from '../targets/registry.ts';
 import type { Command } from './command.ts';
-import { UsageError, writeLine, type CliIo } from './io.ts';
+import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 import { developmentAdminClaims, mintToken, signingSetup } from './mint-token.ts';
 import { formatOptions, helpOption, parseOptions, stringOption, type OptionTable } from './options.ts';
 
@@ -50,12 +50,6 @@ function listenAddress(config: Config, host: string | undefined, port: number | 
   return { host: host ?? base.host, port: port ?? base.port };
 }
 
-function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
-}
-
 async function printDevelopmentAccess(config: Config, baseUrl: string, io: CliIo): Promise<void> {
   const auth = config.settings.Auth;
   const setup = signingSetup(auth);
@@ -66,6 +60,11 @@ async function printDevelopmentAccess(config: Config, baseUrl: string, io: CliIo
   writeLine(io.stdout, token);
   writeLine(io.stdout, 'Try:');
   writeLine(io.stdout, `curl -H "Authorization: Bearer ${token}" ${baseUrl}/api/plcs`);
+  if (config.settings.Console.Enabled) {
+    // A fragment never reaches the server (nor its logs); the console removes it from the address bar.
+    writeLine(io.stdout, 'Web console, signed in as that admin:');
+    writeLine(io.stdout, `${baseUrl}/console/#token=${token}`);
+  }
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
@@ -77,25 +76,32 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const port = parsePort(stringOption(parsed, 'port'));
   const configFile = resolve(io.cwd, stringOption(parsed, 'config') ?? 'appsettings.json');
   const config = loadConfig(configFile, io.env);
-  const logStream = { write: (line: string) => io.stdout.write(line) };
-  // Targets log what fails while nobody waits (connecting, notifications) on lines bound to their plcId.
-  const targetLog = pino({ level: config.settings.Logging.Level }, logStream);
-  const registry = createRegistry(await buildTargets(config, targetLog));
+  const logOut = logDestination(io.stdout);
+  const log = createLogger(logOut.stream, config.settings.Logging.Level);
+  for (const w of config.warnings) log.warn({ setting: w.setting }, w.message);
+  // Targets log what fails while nobody waits (connecting, notifications) on children bound to their plcId.
+  const registry = createRegistry(await buildTargets(config, log));
+  const address = listenAddress(config, stringOption(parsed, 'host'), port);
   // Loaded here so that the other commands (token) start without loading the HTTP stack.
   const { buildApp } = await import('../app.ts');
-  const app = await buildApp(config, { registry, logger: { stream: logStream } }).catch(
+  const app = await buildApp(config, { registry, loggerInstance: log, port: address.port }).catch(
     async (err: unknown) => {
       await registry.closeAll();
+      await logOut.close();
       throw err;
     },
   );
-  const address = listenAddress(config, stringOption(parsed, 'host'), port);
+  // The crash itself goes to the log too; pino's exit handler flushes it with everything still buffered.
+  const onCrash = (err: Error): void => app.log.fatal({ err }, 'uncaught exception, exiting');
+  process.on('uncaughtExceptionMonitor', onCrash);
   try {
     await registry.startAll();
     await app.listen({ host: address.host, port: address.port });
   } catch (err) {
     await app.close();
     await registry.closeAll();
+    process.off('uncaughtExceptionMonitor', onCrash);
+    await logOut.close();
     writeLine(
       io.stderr,
       `plc-gateway serve: cannot start on ${address.host}:${address.port}: ${(err as Error).message}`,
@@ -113,6 +119,9 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   app.log.info('plc-gateway shutting down');
   await app.close();
   await registry.closeAll();
+  app.log.info('plc-gateway stopped');
+  process.off('uncaughtExceptionMonitor', onCrash);
+  await logOut.close();
   return 0;
 }
 

@@ -11,9 +11,15 @@ import {
   type UdpOptions,
 } from '../simulator/ads-server/server.ts';
 import { ProgramBuilder, SimulatedPlc } from '../simulator/engine/index.ts';
-import { declareScenario, formatProblem, loadScenario, ScenarioError } from '../simulator/scenario/index.ts';
+import {
+  declareScenario,
+  etherCatOf,
+  formatProblem,
+  loadScenario,
+  ScenarioError,
+} from '../simulator/scenario/index.ts';
 import { createSimulatedTarget, declareBuiltinTypes, DiskFileStore } from '../targets/simulated/index.ts';
-import { UsageError, writeLine, type CliIo } from './io.ts';
+import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 
 export interface SimAdsOptions {
   /** Absolute scenario folder, or undefined with `config`. */
@@ -27,12 +33,6 @@ export interface SimAdsOptions {
   adsPort: number;
   /** UDP discovery and routes; `required` when asked for explicitly (a taken port is then an error). */
   udp: { port: number; required: boolean; routePassword: string | undefined } | undefined;
-}
-
-function waitForAbort(signal: AbortSignal | undefined): Promise<void> {
-  if (signal === undefined) return new Promise(() => undefined);
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
 }
 
 interface Served {
@@ -60,8 +60,19 @@ async function fromScenario(
   // The same program a Simulated gateway target with this scenario has: built-in types, then the scenario.
   const builder = new ProgramBuilder();
   declareBuiltinTypes(builder);
-  const declared = declareScenario(builder, scenario);
-  const plc = new SimulatedPlc(builder.build(), fileRoot ? { files: new DiskFileStore(fileRoot) } : {});
+  let declared;
+  try {
+    declared = declareScenario(builder, scenario);
+  } catch (err) {
+    if (err instanceof ScenarioError)
+      throw new ConfigError(err.problems.map((p) => `scenario: ${formatProblem(p)}`));
+    throw err;
+  }
+  const ethercat = etherCatOf(scenario);
+  const plc = new SimulatedPlc(builder.build(), {
+    ...(fileRoot ? { files: new DiskFileStore(fileRoot) } : {}),
+    ...(ethercat ? { ethercat } : {}),
+  });
   const attached = declared.attach(plc, {
     autoStart: start,
     onFault: (e) => writeLine(io.stderr, `plc-gateway sim-ads: the scenario faulted: ${e.message}`),

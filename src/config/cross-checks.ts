@@ -5,6 +5,17 @@ import { parseListenUrl } from './listen-url.ts';
 
 const keySources = ['Authority', 'JwksFile', 'PublicKeyFile', 'SigningKey', 'UseDevelopmentKey'] as const;
 
+/** The problem with `auth`'s key sources (there must be exactly one), or undefined when there is none. */
+export function keySourceProblem(auth: Readonly<Record<string, unknown>>): string | undefined {
+  const present = keySources.filter((k) =>
+    k === 'UseDevelopmentKey' ? auth[k] === true : auth[k] !== undefined,
+  );
+  if (present.length === 0) {
+    return 'Auth: needs one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey';
+  }
+  return present.length > 1 ? `Auth: set exactly one key source, found ${present.join(' and ')}` : undefined;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -22,31 +33,48 @@ function targetRules(settings: Record<string, unknown>): string[] {
       problems.push(`PlcTargets.${id}.Scenario: only allowed when Mode is Simulated`);
     }
   }
+  problems.push(...caseTwins('PlcTargets', Object.keys(targets)));
   const alarms =
     isRecord(settings.PlcAlarms) && isRecord(settings.PlcAlarms.Targets) ? settings.PlcAlarms.Targets : {};
   for (const id of Object.keys(alarms)) {
-    if (!Object.hasOwn(targets, id)) {
+    if (configuredPlcId(targets, id) === undefined) {
       problems.push(
         `PlcAlarms.Targets.${id}: names no configured PLC (add PlcTargets.${id} or remove this entry)`,
+      );
+    }
+  }
+  problems.push(...caseTwins('PlcAlarms.Targets', Object.keys(alarms)));
+  return problems;
+}
+
+/** plcIds are matched case-insensitively, so two that differ only in case could never both be reached. */
+function caseTwins(section: string, ids: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  const problems: string[] = [];
+  for (const id of ids) {
+    const first = seen.get(id.toLowerCase());
+    if (first === undefined) seen.set(id.toLowerCase(), id);
+    else {
+      problems.push(
+        `${section}.${id}: plcIds are matched ignoring case, and ${section}.${first} is the same id`,
       );
     }
   }
   return problems;
 }
 
+/** The key of `targets` that `id` names, ignoring case (plcIds are matched so everywhere). */
+export function configuredPlcId(targets: Record<string, unknown>, id: string): string | undefined {
+  if (Object.hasOwn(targets, id)) return id;
+  const lower = id.toLowerCase();
+  return Object.keys(targets).find((k) => k.toLowerCase() === lower);
+}
+
 function authRules(settings: Record<string, unknown>, nodeEnv: string | undefined): string[] {
   const auth = isRecord(settings.Auth) ? settings.Auth : {};
-  const present = keySources.filter((k) =>
-    k === 'UseDevelopmentKey' ? auth[k] === true : auth[k] !== undefined,
-  );
   const problems: string[] = [];
-  if (present.length === 0) {
-    problems.push(
-      'Auth: needs one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey',
-    );
-  } else if (present.length > 1) {
-    problems.push(`Auth: set exactly one key source, found ${present.join(' and ')}`);
-  }
+  const keySource = keySourceProblem(auth);
+  if (keySource !== undefined) problems.push(keySource);
   if (auth.UseDevelopmentKey === true && nodeEnv === 'production') {
     problems.push('Auth.UseDevelopmentKey: the built-in development key is refused when NODE_ENV=production');
   }
@@ -60,10 +88,32 @@ function authRules(settings: Record<string, unknown>, nodeEnv: string | undefine
   return problems;
 }
 
+/** Sign-in through the issuer needs an issuer: a client id alone would show a button that cannot work. */
+function consoleRules(settings: Record<string, unknown>): string[] {
+  const console = isRecord(settings.Console) ? settings.Console : {};
+  const auth = isRecord(settings.Auth) ? settings.Auth : {};
+  if (console.ClientId === undefined || auth.Authority !== undefined) return [];
+  return ['Console.ClientId: needs Auth.Authority (the OIDC issuer the console signs in with)'];
+}
+
 function urlRules(settings: Record<string, unknown>): string[] {
   if (typeof settings.Urls !== 'string') return [];
   const parsed = parseListenUrl(settings.Urls);
   return parsed.ok ? [] : [`Urls: ${parsed.problem}`];
+}
+
+/** A simulation must have one clock: replicas each running their own copy would disagree. */
+function clusterRules(settings: Record<string, unknown>): string[] {
+  const cluster = isRecord(settings.Cluster) ? settings.Cluster : {};
+  if (cluster.Redis === undefined) return [];
+  const targets = isRecord(settings.PlcTargets) ? settings.PlcTargets : {};
+  return Object.entries(targets)
+    .filter(([, target]) => isRecord(target) && target.Mode === 'Simulated')
+    .map(
+      ([id]) =>
+        `PlcTargets.${id}.Mode: Simulated targets are refused in cluster mode (Cluster.Redis): run the simulation ` +
+        'once with `plc-gateway sim-ads` and point a Real target at it from every replica',
+    );
 }
 
 /** Every cross-field problem; tolerant of values the schema already rejected. */
@@ -72,5 +122,11 @@ export function crossFieldProblems(
   nodeEnv: string | undefined,
 ): string[] {
   const s = settings as Record<string, unknown>;
-  return [...urlRules(s), ...authRules(s, nodeEnv), ...targetRules(s)];
+  return [
+    ...urlRules(s),
+    ...authRules(s, nodeEnv),
+    ...targetRules(s),
+    ...clusterRules(s),
+    ...consoleRules(s),
+  ];
 }

@@ -2,7 +2,8 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { applyEnvOverrides } from './env-overrides.ts';
-import { crossFieldProblems } from './cross-checks.ts';
+import { configuredPlcId, crossFieldProblems } from './cross-checks.ts';
+import { takeForeignKeys } from './foreign-keys.ts';
 import { readJsonFile } from './read-json.ts';
 import { schemaProblems } from './schema-errors.ts';
 import {
@@ -52,6 +53,14 @@ function resolvePaths(settings: Settings, contentRoot: string): void {
   if (auth.PublicKeyFile !== undefined) auth.PublicKeyFile = resolvePath(contentRoot, auth.PublicKeyFile);
 }
 
+/** Alarm targets are keyed by their PLC's configured spelling (plcIds match ignoring case), as answers name it. */
+function spellAlarmTargetsAsConfigured(settings: Settings): void {
+  const alarms = settings.PlcAlarms;
+  alarms.Targets = Object.fromEntries(
+    Object.entries(alarms.Targets).map(([id, t]) => [configuredPlcId(settings.PlcTargets, id) ?? id, t]),
+  );
+}
+
 /**
  * Builds the validated Config from a settings document already parsed from `file`'s folder.
  * Throws ConfigError listing every problem, each prefixed by its settings path.
@@ -66,9 +75,11 @@ export function configFromDocument(
   }
   const doc = structuredClone(document) as Record<string, unknown>;
   const { problems: envProblems } = applyEnvOverrides(doc, env, SettingsSchema);
+  const foreign = takeForeignKeys(doc);
   const defaulted: unknown = Value.Default(SettingsSchema, doc);
   const problems = [
     ...envProblems,
+    ...foreign.problems,
     ...schemaProblems(SettingsSchema, defaulted),
     ...crossFieldProblems(defaulted as Record<string, unknown>, env.NODE_ENV),
   ];
@@ -76,7 +87,13 @@ export function configFromDocument(
 
   const settings = defaulted as Settings;
   resolvePaths(settings, contentRoot);
-  return deepFreeze({ settings, contentRoot, features: effectiveFeatures(settings.Features) });
+  spellAlarmTargetsAsConfigured(settings);
+  return deepFreeze({
+    settings,
+    contentRoot,
+    features: effectiveFeatures(settings.Features),
+    warnings: foreign.warnings,
+  });
 }
 
 /**

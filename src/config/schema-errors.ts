@@ -46,11 +46,14 @@ function describe(schema: TSchema): string[] {
   }
 }
 
+/** Worded apart from the "Ignored setting" warning of a foreign key: this one stops start-up. */
+export const unknownSetting = 'unknown setting, not one of plc-gateway (check the spelling)';
+
 function messageFor(error: ValueError, insideRecord: boolean): string {
   const schema = error.schema;
   if (error.type === ValueErrorType.ObjectRequiredProperty) return 'is required';
   if (error.type === ValueErrorType.ObjectAdditionalProperties) {
-    return insideRecord ? 'is not a valid id (use 1-64 letters, digits, _ or -)' : 'is not a known setting';
+    return insideRecord ? 'is not a valid id (use 1-64 letters, digits, _ or -)' : unknownSetting;
   }
   if (typeof schema.errorMessage === 'string') return schema.errorMessage;
   switch (error.type) {

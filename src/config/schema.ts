@@ -1,6 +1,12 @@
 // The settings schema (appsettings.json, PascalCase keys): one TypeBox schema that is also the Config type.
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 
+/** Six octets 0-255: a PLC's AmsNetId and the gateway's own. */
+const AmsNetId = Type.String({
+  pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
+  errorMessage: 'must be six octets 0-255 separated by dots',
+});
+
 const PositiveInt = (def: number, description?: string) =>
   Type.Integer({ minimum: 1, default: def, ...(description ? { description } : {}) });
 
@@ -14,7 +20,9 @@ export const featureNames = [
   'Lifecycle',
   'Notifications',
   'Alarms',
+  'Mcp',
   'Simulation',
+  'EtherCatDiagnostics',
 ] as const;
 export type FeatureName = (typeof featureNames)[number];
 
@@ -29,7 +37,9 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
   Files: false,
   Lifecycle: false,
   Alarms: false,
+  Mcp: false,
   Simulation: false,
+  EtherCatDiagnostics: false,
 };
 
 const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);
@@ -59,6 +69,12 @@ const AuthSettings = Type.Object(
     ClockSkewSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
     RoleClaimType: Type.String({ minLength: 1, default: 'role' }),
     DefaultPlcAccess: Type.Union([Type.Literal('none'), Type.Literal('*')], { default: 'none' }),
+    JwksCooldownSeconds: Type.Integer({
+      minimum: 0,
+      maximum: 3600,
+      default: 30,
+      description: 'With Authority: least seconds between JWKS refetches for tokens naming an unknown key id',
+    }),
     PlcAccessClaimFormat: Type.Union([Type.Literal('JsonArray'), Type.Literal('JsonArrayOrString')], {
       default: 'JsonArray',
       description: 'JsonArrayOrString also accepts the array JSON-encoded in a string claim',
@@ -69,7 +85,14 @@ const AuthSettings = Type.Object(
 
 const InitialValue = Type.Union([
   Type.Object(
-    { value: Type.Optional(Type.Unknown()), type: Type.String({ minLength: 1 }) },
+    {
+      value: Type.Optional(Type.Unknown()),
+      type: Type.String({ minLength: 1 }),
+      location: Type.Optional(
+        Type.String({ minLength: 1, description: 'AT location, e.g. %MB0, %IW2, %Q*' }),
+      ),
+      comment: Type.Optional(Type.String()),
+    },
     { additionalProperties: false },
   ),
   Type.String(),
@@ -82,12 +105,7 @@ const PlcTargetSettings = Type.Object(
       default: 'Real',
       errorMessage: 'must be Real or Simulated',
     }),
-    AmsNetId: Type.Optional(
-      Type.String({
-        pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
-        errorMessage: 'must be six octets 0-255 separated by dots',
-      }),
-    ),
+    AmsNetId: Type.Optional(AmsNetId),
     Port: Type.Integer({ minimum: 1, maximum: 65535, default: 851 }),
     Address: Type.Optional(Type.String({ minLength: 1 })),
     TcpPort: Type.Integer({ minimum: 1, maximum: 65535, default: 48898 }),
@@ -109,6 +127,21 @@ const PlcTargetSettings = Type.Object(
     Scenario: Type.Optional(Type.String({ minLength: 1 })),
     InitialValues: Type.Record(Type.String({ minLength: 1 }), InitialValue, { default: {} }),
     ScenarioAutoStart: Type.Boolean({ default: false }),
+    EtherCat: Type.Optional(
+      Type.Object(
+        {
+          PollingIntervalMs: PositiveInt(1000, 'How often the gateway reads each EtherCAT master'),
+          CrcErrorThreshold: Type.Integer({
+            minimum: 0,
+            default: 100,
+            description: 'A slave whose CRC errors (all ports) exceed this is Degraded and notified',
+          }),
+          EnableNotifications: Type.Boolean({ default: true }),
+          TimeoutMs: PositiveInt(5000, 'Longest wait for one reading of a master'),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   // The default lets TypeBox's Value.Default descend into each Record entry.
   { additionalProperties: false, default: {} },
@@ -150,7 +183,7 @@ export const SettingsSchema = Type.Object(
     Auth: AuthSettings,
     AmsRouter: Type.Object(
       {
-        NetId: Type.Optional(Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,3}){5}$' })),
+        NetId: Type.Optional(AmsNetId),
         LocalAdsPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
       },
       { additionalProperties: false, default: {} },
@@ -175,6 +208,7 @@ export const SettingsSchema = Type.Object(
         SymbolBrowsing: PositiveInt(10, 'per second per user'),
         NotificationConnections: PositiveInt(5, 'stream connections opened per 60 s per user'),
         Lifecycle: PositiveInt(1, 'per 5 s sliding window per PLC'),
+        FileTransfers: PositiveInt(5, 'file reads, writes and listings per second per user per PLC'),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -199,6 +233,61 @@ export const SettingsSchema = Type.Object(
       { MaxBytes: PositiveInt(16 * 1024 * 1024) },
       { additionalProperties: false, default: {} },
     ),
+    Mcp: Type.Object(
+      {
+        SessionIdleMinutes: PositiveInt(30, 'an MCP session without a request for this long is closed'),
+        MaxSessionsPerUser: PositiveInt(10, 'open MCP sessions per user (sub)'),
+        MaxSessions: PositiveInt(500, 'open MCP sessions in all'),
+        WatchMaxSeconds: PositiveInt(60, 'longest watch_variables run'),
+        WatchMaxSymbols: PositiveInt(10, 'symbols one watch_variables call samples'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    Cluster: Type.Object(
+      {
+        Redis: Type.Optional(
+          Type.String({
+            pattern: '^rediss?://',
+            errorMessage: 'must be a redis:// or rediss:// (TLS) URL',
+            description:
+              'Shared store of the replicas; absent: one process, all state in memory. redis://[user:password@]host:port[/db]',
+          }),
+        ),
+        Password: Type.Optional(
+          Type.String({ minLength: 1, description: 'Redis password, when it is not in the URL' }),
+        ),
+        ReplicaId: Type.Optional(
+          Type.String({
+            minLength: 1,
+            maxLength: 128,
+            pattern: '^[^\\s]+$',
+            errorMessage: 'must be 1-128 characters without spaces',
+            description: 'This replica in listings, leases and health; default: host name and port',
+          }),
+        ),
+        HeartbeatSeconds: PositiveInt(5, "a replica's entries expire 3 heartbeats after it stops"),
+        LeaseSeconds: PositiveInt(5, 'alarm monitoring lease; a dead holder is replaced within it'),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    Audit: Type.Object(
+      { Length: PositiveInt(10000, 'audit records kept in memory; older ones are dropped') },
+      { additionalProperties: false, default: {} },
+    ),
+    Console: Type.Object(
+      {
+        Enabled: Type.Boolean({ default: true, description: 'Serve the web console at /console/' }),
+        ClientId: Type.Optional(
+          Type.String({ minLength: 1, description: 'OIDC client id of the console (with Auth.Authority)' }),
+        ),
+        Scope: Type.String({
+          minLength: 1,
+          default: 'openid profile',
+          description: 'Scopes the console asks the OIDC issuer for',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     Http: Type.Object(
       {
         HeadersTimeoutMs: PositiveInt(10_000, 'time to receive the request line and headers'),
@@ -216,6 +305,13 @@ export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
 export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
 export type AuthConfig = Static<typeof AuthSettings>;
 
+/** A key of the file the loader ignored or mapped instead of validating: logged as a warning at start-up. */
+export interface SettingsWarning {
+  /** The key as written in the file, dotted. */
+  readonly setting: string;
+  readonly message: string;
+}
+
 /** The validated, frozen configuration the app runs on. Paths are already resolved to absolute. */
 export interface Config {
   readonly settings: Readonly<Settings>;
@@ -223,6 +319,8 @@ export interface Config {
   readonly contentRoot: string;
   /** Effective feature flags, defaults applied. */
   readonly features: Readonly<Record<FeatureName, boolean>>;
+  /** Keys of the file that were ignored or mapped, for start-up to log as warnings. */
+  readonly warnings: readonly SettingsWarning[];
 }
 
 /** Start-up failure that lists every problem, each prefixed by its settings path. */

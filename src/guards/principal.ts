@@ -1,6 +1,7 @@
 // The caller as the guards see it: subject, roles, scopes and the PLCs the token may reach, from JWT claims.
 import { AppError } from '../errors.ts';
 
+/** `ids` are lower case: compare through canAccessPlc. */
 export type PlcAccess = { readonly all: true } | { readonly all: false; readonly ids: ReadonlySet<string> };
 
 export interface Principal {
@@ -47,8 +48,9 @@ export function principalFromClaims(
   };
 }
 
+/** plcIds are matched ignoring case, in the claim as in routes. */
 export function canAccessPlc(principal: Pick<Principal, 'plcAccess'>, plcId: string): boolean {
-  return principal.plcAccess.all || principal.plcAccess.ids.has(plcId);
+  return principal.plcAccess.all || principal.plcAccess.ids.has(plcId.toLowerCase());
 }
 
 function claimAt(claims: Readonly<Record<string, unknown>>, name: string): unknown {
@@ -89,5 +91,5 @@ export function plcAccessFrom(
   }
   if (!Array.isArray(value) || !value.every((v): v is string => typeof v === 'string')) return noPlcs;
   if (value.includes('*')) return { all: true };
-  return { all: false, ids: new Set(value) };
+  return { all: false, ids: new Set(value.map((id) => id.toLowerCase())) };
 }

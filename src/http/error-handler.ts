@@ -105,7 +105,8 @@ export function installErrorHandlers(app: FastifyInstance, routes: RouteIndex): 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '';
     const allowed = routes.allowedMethods(path);
-    if (allowed.length > 0) {
+    // A route that exists for this method but found nothing (a static file that is not there) is a 404.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       void reply.header('Allow', allowed.join(', '));
       return sendError(
         new AppError(

@@ -6,7 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/schema.ts';
 
-function packageVersion(): string {
+export function packageVersion(): string {
   // The same relative path works from src/http and from the built dist/http.
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     version?: unknown;
@@ -32,7 +32,8 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       const feature = route.config?.feature;
       if (feature !== undefined && !config.features[feature])
         return { schema: { ...schema, hide: true }, url };
-      const secured = url.startsWith('/api/') || route.config?.policy !== undefined;
+      const secured =
+        url.startsWith('/api/') || route.config?.policy !== undefined || route.config?.authenticate === true;
       return { schema: secured ? { security: [{ bearer: [] }], ...schema } : schema, url };
     },
   });

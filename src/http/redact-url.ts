@@ -30,22 +30,27 @@ export function redactUrl(url: string, maxLength = maxLoggedUrlLength): string {
 function redactQuery(query: string): string {
   let out = '';
   let start = 0;
+  // Batches repeat one parameter name many times (paths=...&paths=...): judge each name once.
+  let lastName: string | undefined;
+  let lastNameIsCredential = false;
   while (start <= query.length) {
     let end = query.indexOf('&', start);
     if (end < 0) end = query.length;
-    out += (start > 0 ? '&' : '') + redactPair(query.slice(start, end));
+    const pair = query.slice(start, end);
+    const eq = pair.indexOf('=');
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    if (rawName !== lastName) {
+      lastName = rawName;
+      lastNameIsCredential = credentialName.test(normalizedName(rawName));
+    }
+    let kept = pair;
+    if (holdsJwt(rawName)) kept = redacted;
+    else if (lastNameIsCredential || (eq >= 0 && holdsJwt(pair.slice(eq + 1))))
+      kept = `${rawName}=${redacted}`;
+    out += start > 0 ? `&${kept}` : kept;
     start = end + 1;
   }
   return out;
-}
-
-function redactPair(pair: string): string {
-  const eq = pair.indexOf('=');
-  const rawName = eq < 0 ? pair : pair.slice(0, eq);
-  if (holdsJwt(rawName)) return redacted;
-  if (credentialName.test(normalizedName(rawName))) return `${rawName}=${redacted}`;
-  if (eq >= 0 && holdsJwt(pair.slice(eq + 1))) return `${rawName}=${redacted}`;
-  return pair;
 }
 
 function redactPathSegments(path: string): string {
@@ -56,19 +61,23 @@ function redactPathSegments(path: string): string {
 }
 
 function normalizedName(raw: string): string {
-  return decoded(raw)
-    .toLowerCase()
-    .replace(/[^a-z0-9]/g, '');
+  const name = decoded(raw).toLowerCase();
+  return plainName.test(name) ? name : name.replace(/[^a-z0-9]/g, '');
 }
+
+const plainName = /^[a-z0-9]*$/;
+const jsonObjectStart = /^\s*\{/;
 
 /** True when the text, percent-decoded, contains a JWS: base64url.base64url.base64url with a JSON header. */
 function holdsJwt(raw: string): boolean {
-  // Dots may be percent-encoded, so only a text with neither cannot hold one.
-  if (raw.indexOf('.') < 0 && raw.indexOf('%') < 0) return false;
+  // A JWS has two dots, which may be percent-encoded: a text with fewer and no '%' cannot hold one.
+  const dot = raw.indexOf('.');
+  if ((dot < 0 || raw.indexOf('.', dot + 1) < 0) && raw.indexOf('%') < 0) return false;
   const text = decoded(raw);
-  for (const match of text.matchAll(jwsShape)) {
+  jwsShape.lastIndex = 0;
+  for (let match = jwsShape.exec(text); match !== null; match = jwsShape.exec(text)) {
     const header = Buffer.from(match[1]!, 'base64url').toString('latin1');
-    if (/^\s*\{/.test(header)) return true;
+    if (jsonObjectStart.test(header)) return true;
   }
   return false;
 }

@@ -21,3 +21,15 @@ export const timeStructMembers = [
   'wSecond',
   'wMilliseconds',
 ] as const;
+
+/** ST_ErrorEntry's members in declaration order (E_ErrorType and TIMESTRUCT as above). */
+export const errorEntryMembers = [
+  { name: 'sKey', type: 'STRING' },
+  { name: 'Id', type: 'STRING' },
+  { name: 'ErrorCode', type: 'DINT' },
+  { name: 'ErrorType', type: 'E_ErrorType' },
+  { name: 'IsActive', type: 'BOOL' },
+  { name: 'NeedsAck', type: 'BOOL' },
+  { name: 'IsAcked', type: 'BOOL' },
+  { name: 'PLCTimeStamp', type: 'TIMESTRUCT' },
+] as const;

@@ -4,7 +4,13 @@ import { arrayStrides, findMember } from './memory-layout.ts';
 import { decodePrimitive, describeValue, encodePrimitive, enumBaseRanges, mismatch } from './scalar-codec.ts';
 import type { ArrayType, EnumType, PlcType, PlcValue, StringType, StructType } from './types.ts';
 
-/** Reads a value of `type` at `offset`. Enum values that are no member read as `{ name: '', value }`. */
+/**
+ * Called for an enum value written as an integer that names no member: a PLC stores it (it fits the base
+ * type), so it is written, and the caller decides how to report it.
+ */
+export type NonMemberSink = (path: string, value: number, type: EnumType) => void;
+
+/** Reads a value of `type` at `offset`. Enums read as their integer, member or not (as a PLC holds them). */
 export function decode(type: PlcType, buf: Buffer, offset: number): PlcValue {
   switch (type.kind) {
     case 'primitive':
@@ -13,11 +19,8 @@ export function decode(type: PlcType, buf: Buffer, offset: number): PlcValue {
       return type.wide
         ? decodeWide(buf, offset, type.length)
         : decodeCp1252(buf, offset, offset + type.length);
-    case 'enum': {
-      const value = decodePrimitive(type.base, buf, offset) as number;
-      const member = type.members.find((m) => m.value === value);
-      return { name: member ? member.name : '', value };
-    }
+    case 'enum':
+      return decodePrimitive(type.base, buf, offset);
     case 'struct': {
       const out: { [member: string]: PlcValue } = {};
       for (const m of type.members) out[m.name] = decode(m.type, buf, offset + m.offset);
@@ -29,16 +32,22 @@ export function decode(type: PlcType, buf: Buffer, offset: number): PlcValue {
 }
 
 /** Encodes into a fresh zeroed buffer of `type.size` bytes (members a partial object omits stay zero). */
-export function encode(type: PlcType, value: unknown, path: string): Buffer {
+export function encode(type: PlcType, value: unknown, path: string, onNonMember?: NonMemberSink): Buffer {
   const buf = Buffer.alloc(type.size);
-  encodeInto(type, value, path, buf, 0);
+  encodeInto(type, value, path, buf, 0, onNonMember);
   return buf;
 }
 
 /** Encodes over a copy of the current bytes: struct members the value omits keep their current value. */
-export function encodeOver(type: PlcType, current: Buffer, value: unknown, path: string): Buffer {
+export function encodeOver(
+  type: PlcType,
+  current: Buffer,
+  value: unknown,
+  path: string,
+  onNonMember?: NonMemberSink,
+): Buffer {
   const buf = Buffer.from(current.subarray(0, type.size));
-  encodeInto(type, value, path, buf, 0);
+  encodeInto(type, value, path, buf, 0, onNonMember);
   return buf;
 }
 
@@ -46,7 +55,14 @@ export function encodeOver(type: PlcType, current: Buffer, value: unknown, path:
  * Writes `value` into `buf` at `offset`, throwing TYPE_MISMATCH (naming the path and the reason) on the
  * first violation. The target may be partly written when it throws: encode into a scratch copy.
  */
-export function encodeInto(type: PlcType, value: unknown, path: string, buf: Buffer, offset: number): void {
+export function encodeInto(
+  type: PlcType,
+  value: unknown,
+  path: string,
+  buf: Buffer,
+  offset: number,
+  onNonMember?: NonMemberSink,
+): void {
   switch (type.kind) {
     case 'primitive':
       encodePrimitive(type.name, value, path, buf, offset);
@@ -55,13 +71,13 @@ export function encodeInto(type: PlcType, value: unknown, path: string, buf: Buf
       encodeString(type, value, path, buf, offset);
       return;
     case 'enum':
-      encodePrimitive(type.base, enumValue(type, value, path), path, buf, offset);
+      encodePrimitive(type.base, enumValue(type, value, path, onNonMember), path, buf, offset);
       return;
     case 'struct':
-      encodeStruct(type, value, path, buf, offset);
+      encodeStruct(type, value, path, buf, offset, onNonMember);
       return;
     case 'array':
-      encodeArray(type, arrayStrides(type), 0, value, path, [], buf, offset);
+      encodeArray(type, arrayStrides(type), 0, value, { path, indices: [] }, buf, offset, onNonMember);
       return;
   }
 }
@@ -115,8 +131,12 @@ function encodeString(type: StringType, value: unknown, path: string, buf: Buffe
   for (let i = 0; i < bytes.length; i++) buf[offset + i] = bytes[i] ?? 0;
 }
 
-/** A member name (case-insensitive), `{ name }`/`{ value }` as read back, or any integer of the base range. */
-function enumValue(type: EnumType, value: unknown, path: string): number {
+/**
+ * The integer, a member name (case-insensitive), or `{ name }` (also `{ value }`, and `{ name, value }` as
+ * clients written for the object form send back). An integer of the base range that is no member is still
+ * written, as a PLC allows, and reported to `onNonMember`.
+ */
+function enumValue(type: EnumType, value: unknown, path: string, onNonMember?: NonMemberSink): number {
   const allowed = (): string => type.members.map((m) => m.name).join(', ');
   let v = value;
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
@@ -134,6 +154,7 @@ function enumValue(type: EnumType, value: unknown, path: string): number {
     if (range && (v < range[0] || v > range[1])) {
       throw mismatch(path, `${v} is outside the ${type.base} base of ${type.name}`);
     }
+    if (!type.members.some((m) => m.value === v)) onNonMember?.(path, v, type);
     return v;
   }
   throw mismatch(
@@ -142,14 +163,21 @@ function enumValue(type: EnumType, value: unknown, path: string): number {
   );
 }
 
-function encodeStruct(type: StructType, value: unknown, path: string, buf: Buffer, offset: number): void {
+function encodeStruct(
+  type: StructType,
+  value: unknown,
+  path: string,
+  buf: Buffer,
+  offset: number,
+  onNonMember: NonMemberSink | undefined,
+): void {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw mismatch(path, `expected an object for ${type.name}, got ${describeValue(value)}`);
   }
   for (const [key, member] of Object.entries(value)) {
     const m = findMember(type, key);
     if (!m) throw mismatch(path, `${type.name} has no member '${key}'`);
-    encodeInto(m.type, member, `${path}.${m.name}`, buf, offset + m.offset);
+    encodeInto(m.type, member, `${path}.${m.name}`, buf, offset + m.offset, onNonMember);
   }
 }
 
@@ -158,13 +186,14 @@ function encodeArray(
   strides: number[],
   dim: number,
   value: unknown,
-  path: string,
-  indices: number[],
+  where: { path: string; indices: number[] },
   buf: Buffer,
   offset: number,
+  onNonMember: NonMemberSink | undefined,
 ): void {
   const d = type.dimensions[dim];
   if (!d) return;
+  const { path, indices } = where;
   const at = indices.length ? `${path}[${indices.join(',')}]` : path;
   if (!Array.isArray(value))
     throw mismatch(at, `expected an array for ${type.name}, got ${describeValue(value)}`);
@@ -176,7 +205,8 @@ function encodeArray(
   for (let i = 0; i < d.length; i++) {
     const idx = [...indices, d.start + i];
     const item: unknown = value[i];
-    if (last) encodeInto(type.element, item, `${path}[${idx.join(',')}]`, buf, offset + i * stride);
-    else encodeArray(type, strides, dim + 1, item, path, idx, buf, offset + i * stride);
+    const itemOffset = offset + i * stride;
+    if (last) encodeInto(type.element, item, `${path}[${idx.join(',')}]`, buf, itemOffset, onNonMember);
+    else encodeArray(type, strides, dim + 1, item, { path, indices: idx }, buf, itemOffset, onNonMember);
   }
 }

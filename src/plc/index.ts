@@ -12,11 +12,18 @@ export {
   stringType,
   structType,
 } from './memory-layout.ts';
-export { parseTypeName, primitiveName, defaultStringLength, type TypeExpr } from './type-names.ts';
+export {
+  parseTypeName,
+  primitiveName,
+  defaultStringLength,
+  typeExprName,
+  typeFromExpr,
+  type TypeExpr,
+} from './type-names.ts';
 export { enumBaseRanges } from './scalar-codec.ts';
-export { decode, encode, encodeInto, encodeOver } from './codec.ts';
+export { decode, encode, encodeInto, encodeOver, type NonMemberSink } from './codec.ts';
 export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './symbol-path.ts';
 export { symbolNode, symbolTree } from './symbol-tree.ts';
-export { methodOf, orderedInputs } from './methods.ts';
+export { findMethod, methodOf, orderedInputs, returnMemberOf } from './methods.ts';
 export { fileNotFound, splitFilePath } from './file-path.ts';
-export { errorTypeMembers, timeStructMembers, type ErrorTypeName } from './alarm-entry.ts';
+export { errorEntryMembers, errorTypeMembers, timeStructMembers, type ErrorTypeName } from './alarm-entry.ts';

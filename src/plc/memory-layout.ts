@@ -133,13 +133,6 @@ export function structType(
   });
 }
 
-/** Elements of an array, in memory order (last index fastest). */
-export function elementCount(type: ArrayType): number {
-  let n = 1;
-  for (const d of type.dimensions) n *= d.length;
-  return n;
-}
-
 const memberMaps = new WeakMap<StructType, Map<string, StructMember>>();
 
 /** A struct member by name, case-insensitive as in TwinCAT. */

@@ -1,11 +1,36 @@
 // Methods of function blocks as RPC calls see them: lookup by name and the inputs in declaration order.
 import { AppError } from '../errors.ts';
-import type { MethodDef, MethodParameter, PlcType } from './types.ts';
+import type { MethodArguments, MethodDef, MethodParameter, PlcType, PlcValue, StructType } from './types.ts';
 
 /** The method named `methodName` (case-insensitive) of a function block type, or undefined. */
 export function methodOf(type: PlcType, methodName: string): MethodDef | undefined {
   const name = methodName.toUpperCase();
   return type.kind === 'struct' ? type.methods.find((m) => m.name.toUpperCase() === name) : undefined;
+}
+
+/** `{ returnMember }` when the method returns an enum and `value` names a member of it, else `{}`. */
+export function returnMemberOf(method: MethodDef, value: PlcValue): { returnMember?: string } {
+  const type = method.returnType;
+  const member = type?.kind === 'enum' ? type.members.find((m) => m.value === value) : undefined;
+  return member ? { returnMember: member.name } : {};
+}
+
+/**
+ * The method `methodName` of the function block at `instancePath`, resolved by `resolve` (the program's or
+ * the PLC's symbol table): SYMBOL_NOT_FOUND when the instance or its method does not exist.
+ */
+export function findMethod<Instance extends { type: PlcType }>(
+  resolve: (path: string) => Instance,
+  instancePath: string,
+  methodName: string,
+): { instance: Instance; type: StructType; method: MethodDef } {
+  const instance = resolve(instancePath);
+  const type = instance.type;
+  const method = methodOf(type, methodName);
+  if (type.kind !== 'struct' || !method) {
+    throw new AppError('SYMBOL_NOT_FOUND', `Method '${instancePath}#${methodName}' not found.`);
+  }
+  return { instance, type, method };
 }
 
 /**
@@ -15,7 +40,7 @@ export function methodOf(type: PlcType, methodName: string): MethodDef | undefin
 export function orderedInputs(
   method: MethodDef,
   label: string,
-  parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
+  parameters: MethodArguments,
 ): Array<{ parameter: MethodParameter; value: unknown }> {
   const params = method.parameters.filter((p) => p.direction !== 'out');
   if (Array.isArray(parameters)) {

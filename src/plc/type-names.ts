@@ -1,6 +1,13 @@
 // Parser for IEC type names as TwinCAT writes them: primitives, STRING(n), WSTRING(n), ARRAY [a..b] OF T.
 import { AppError } from '../errors.ts';
-import { primitiveAliases, primitiveSizes, type ArrayDimension, type PrimitiveName } from './types.ts';
+import { arrayType, primitiveType, stringType } from './memory-layout.ts';
+import {
+  primitiveAliases,
+  primitiveSizes,
+  type ArrayDimension,
+  type PlcType,
+  type PrimitiveName,
+} from './types.ts';
 
 export type TypeExpr =
   | { kind: 'primitive'; name: PrimitiveName }
@@ -53,4 +60,42 @@ export function parseTypeName(text: string): TypeExpr {
 
 function invalid(text: string, why: string): AppError {
   return new AppError('TYPE_NOT_FOUND', `Invalid type name '${text}': ${why}.`);
+}
+
+/**
+ * The type an expression names: elementary types and strings directly, arrays over their element, and
+ * user types through `named` (the program's declarations, or the PLC's uploaded types). `element` resolves
+ * array elements, so a caller can cache the element types it builds.
+ */
+export function typeFromExpr(
+  expr: TypeExpr,
+  named: (name: string) => PlcType,
+  element: (expr: TypeExpr) => PlcType = (e) => typeFromExpr(e, named),
+): PlcType {
+  switch (expr.kind) {
+    case 'primitive':
+      return primitiveType(expr.name);
+    case 'string':
+      return stringType(expr.length, expr.wide);
+    case 'array':
+      return arrayType(element(expr.element), expr.dimensions);
+    case 'named':
+      return named(expr.name);
+  }
+}
+
+/** An expression written back as a type name (`ARRAY [1..3] OF STRING(80)`). */
+export function typeExprName(expr: TypeExpr): string {
+  switch (expr.kind) {
+    case 'primitive':
+      return expr.name;
+    case 'string':
+      return `${expr.wide ? 'WSTRING' : 'STRING'}(${expr.length})`;
+    case 'named':
+      return expr.name;
+    case 'array': {
+      const dims = expr.dimensions.map((d) => `${d.start}..${d.start + d.length - 1}`).join(',');
+      return `ARRAY [${dims}] OF ${typeExprName(expr.element)}`;
+    }
+  }
 }

@@ -124,7 +124,8 @@ export interface TypeAttribute {
 
 /**
  * A JSON-safe PLC value (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as
- * milliseconds). Enums read as `{ name, value }`; structs are objects by member name.
+ * milliseconds). Enums are their integer, member or not (names come from the enum's members); structs are
+ * objects by member name; arrays are arrays.
  */
 export type PlcValue = boolean | number | string | null | PlcValue[] | { [member: string]: PlcValue };
 
@@ -137,9 +138,14 @@ export interface SymbolNode {
   children: SymbolNode[] | null;
 }
 
+/** A method call's inputs: positional, or by parameter name (case-insensitive). */
+export type MethodArguments = readonly unknown[] | Readonly<Record<string, unknown>>;
+
 export interface MethodResult {
   returnValue: PlcValue;
   outParameters: Record<string, PlcValue>;
+  /** For an enum return value that names a member: its name, for callers that read answers by name. */
+  returnMember?: string;
 }
 
 export interface FileEntry {

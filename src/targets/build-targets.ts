@@ -2,30 +2,28 @@
 import { ConfigError, type Config, type PlcTargetConfig } from '../config/schema.ts';
 import { createAdsTarget } from './ads/index.ts';
 import { createSimulatedTarget } from './simulated/index.ts';
-import type { TargetLogger } from './failure-log.ts';
-import type { PlcTarget } from './target.ts';
+import type { PlcTarget, TargetLog } from './target.ts';
 
-function buildOne(
-  id: string,
-  settings: PlcTargetConfig,
-  config: Config,
-  logger: TargetLogger | undefined,
-): Promise<PlcTarget> {
+interface BuildContext {
+  config: Config;
+  log?: TargetLog;
+}
+
+function buildOne(id: string, settings: PlcTargetConfig, ctx: BuildContext): Promise<PlcTarget> {
   if (settings.Mode === 'Simulated') {
-    return createSimulatedTarget(id, settings, { config });
+    return createSimulatedTarget(id, settings, ctx);
   }
-  return Promise.resolve(createAdsTarget(id, settings, { config, ...(logger ? { logger } : {}) }));
+  return Promise.resolve(createAdsTarget(id, settings, ctx));
 }
 
 /**
- * Creates every configured target (not started); each logs on a child of `logger` bound to its plcId. Throws one ConfigError listing the problems of all
- * targets together (scenarios, initial values), each already prefixed by its settings path.
+ * Creates every configured target (not started); each logs on a child of `log` bound to its plcId. Throws one
+ * ConfigError listing the problems of all targets together (scenarios, initial values), each already prefixed by its settings path.
  */
-export async function buildTargets(config: Config, logger?: TargetLogger): Promise<PlcTarget[]> {
+export async function buildTargets(config: Config, log?: TargetLog): Promise<PlcTarget[]> {
   const entries = Object.entries(config.settings.PlcTargets);
-  const results = await Promise.allSettled(
-    entries.map(([id, settings]) => buildOne(id, settings, config, logger)),
-  );
+  const ctx: BuildContext = log ? { config, log } : { config };
+  const results = await Promise.allSettled(entries.map(([id, settings]) => buildOne(id, settings, ctx)));
   const problems: string[] = [];
   const targets: PlcTarget[] = [];
   let unexpected: unknown;

@@ -1,30 +1,24 @@
 // What a target tells about failures nobody awaits (connecting, notifications, polling): logged once per
 // distinct cause on its own child logger, and the last one kept for the status and readiness routes.
-import type { TargetError } from './target.ts';
+import type { TargetError, TargetLog } from './target.ts';
 
-/** The part of a pino logger targets use; fastify's and pino's loggers fit. */
-export interface TargetLogger {
-  warn(obj: object, msg: string): void;
-  info(obj: object, msg: string): void;
-  child(bindings: Record<string, unknown>): TargetLogger;
-}
-
-export const silentLogger: TargetLogger = {
+/** The log of a target built without one. */
+export const silentLog: TargetLog = {
   warn: () => undefined,
   info: () => undefined,
-  child: () => silentLogger,
+  child: () => silentLog,
 };
 
 /** Distinct causes remembered per episode; beyond it the oldest is forgotten (and may be logged again). */
 const causeLimit = 256;
 
 export class FailureLog {
-  readonly log: TargetLogger;
+  readonly log: TargetLog;
   readonly #now: () => number;
   readonly #seen = new Set<string>();
   #last: TargetError | undefined;
 
-  constructor(log: TargetLogger, now: () => number) {
+  constructor(log: TargetLog, now: () => number) {
     this.log = log;
     this.#now = now;
   }

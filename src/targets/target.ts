@@ -2,10 +2,11 @@
 // JSON-safe (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as milliseconds).
 
 import type { AdsStateName } from '../plc/ads/constants.ts';
-import type { FileEntry, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
+import type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
+import type { EtherCatPort } from './ethercat-port.ts';
 
 // The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
-export type { FileEntry, MethodResult, PlcValue, SymbolNode };
+export type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode };
 export { adsStateNames as adsStates } from '../plc/ads/constants.ts';
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = AdsStateName;
@@ -104,6 +105,16 @@ export interface TargetError {
 }
 
 /**
+ * Where a target reports what the operator should know but no caller is told (pino's signature: pino's and
+ * fastify's loggers fit). A target logs on a child bound to its plcId.
+ */
+export interface TargetLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+  child(bindings: Record<string, unknown>): TargetLog;
+}
+
+/**
  * One configured PLC. Operations throw AppError (src/errors.ts): PLC_UNAVAILABLE when not connected,
  * SYMBOL_NOT_FOUND, TYPE_NOT_FOUND, TYPE_MISMATCH (write validated before it reaches the PLC),
  * ADS_ERROR, ADS_TIMEOUT.
@@ -140,14 +151,12 @@ export interface PlcTarget {
   writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]>;
 
   /** Calls `instancePath#method` with positional or named parameters. */
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): Promise<MethodResult>;
+  invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult>;
 
   subscribe(path: string, options: SubscribeOptions): Promise<Subscription>;
 
   readonly files: PlcFiles;
+  /** EtherCAT diagnostics through the PLC's I/O server and masters. */
+  readonly etherCat: EtherCatPort;
   readonly simulation?: SimulationControl;
 }

@@ -53,7 +53,7 @@ describe('PlcAlarms.Targets settings', () => {
       'PlcAlarms.Targets.line1.AcknowledgeMethod: must not be empty',
     ]);
     assert.deepEqual(problems({ SymbolPath: 'GVL.a', Clock: 'Utc' }), [
-      'PlcAlarms.Targets.line1.Clock: is not a known setting',
+      'PlcAlarms.Targets.line1.Clock: unknown setting, not one of plc-gateway (check the spelling)',
     ]);
   });
 

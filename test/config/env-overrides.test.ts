@@ -68,7 +68,9 @@ describe('loadConfig: environment overrides', () => {
       (err: unknown) =>
         err instanceof ConfigError &&
         err.problems.includes('PlcAlarms.Targets.line1.CycleTimeMs: must be an integer') &&
-        err.problems.includes('PlcTargets.line1.Colour: is not a known setting'),
+        err.problems.includes(
+          'PlcTargets.line1.Colour: unknown setting, not one of plc-gateway (check the spelling)',
+        ),
     );
   });
 });

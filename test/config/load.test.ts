@@ -3,18 +3,8 @@ import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { loadConfig } from '../../src/config/load.ts';
 import { developmentSigningKey } from '../../src/config/development-key.ts';
-import { ConfigError, featureDefaults } from '../../src/config/schema.ts';
-import { minimalSettings, writeSettings } from './helpers.ts';
-
-function problemsOf(fn: () => unknown): readonly string[] {
-  try {
-    fn();
-  } catch (err) {
-    assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
-    return err.problems;
-  }
-  assert.fail('expected a ConfigError');
-}
+import { featureDefaults } from '../../src/config/schema.ts';
+import { minimalSettings, problemsOf, writeSettings } from './helpers.ts';
 
 const noEnv = {};
 
@@ -40,6 +30,7 @@ describe('loadConfig: defaults', () => {
       SymbolBrowsing: 10,
       NotificationConnections: 5,
       Lifecycle: 1,
+      FileTransfers: 5,
     });
     assert.deepEqual(settings.Notifications, {
       MaxSymbolsPerClient: 50,
@@ -50,6 +41,7 @@ describe('loadConfig: defaults', () => {
     assert.deepEqual(settings.ConnectionLimits, { MaxPerUser: 20, MaxTotal: 2000 });
     assert.equal(settings.Simulation.MaxStepCycles, 100000);
     assert.equal(settings.Files.MaxBytes, 16 * 1024 * 1024);
+    assert.equal(settings.Audit.Length, 10000);
     assert.deepEqual(settings.PlcTargets.line1, {
       DisplayName: '',
       Mode: 'Simulated',
@@ -119,14 +111,14 @@ describe('loadConfig: problems', () => {
     assert.deepEqual(
       new Set(problems),
       new Set([
-        'Bogus: is not a known setting',
+        'Bogus: unknown setting, not one of plc-gateway (check the spelling)',
         'Logging.Level: must be fatal, error, warn, info, debug, trace or silent',
-        'Features.Alarm: is not a known setting',
+        'Features.Alarm: unknown setting, not one of plc-gateway (check the spelling)',
         'Features.Files: must be true, false or an object { Enabled }',
         'PlcTargets.line1.Mode: must be Real or Simulated',
         'PlcTargets.line1.AmsNetId: must be six octets 0-255 separated by dots',
         'PlcTargets.line2.Port: must be at most 65535',
-        'PlcTargets.line2.InitialValues.MAIN.x.unit: is not a known setting',
+        'PlcTargets.line2.InitialValues.MAIN.x.unit: unknown setting, not one of plc-gateway (check the spelling)',
         'PlcTargets.bad id!: is not a valid id (use 1-64 letters, digits, _ or -)',
         'PlcAlarms.Targets.line9.CycleTimeMs: must be at least 1',
         'Auth: needs one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey',

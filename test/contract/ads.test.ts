@@ -4,22 +4,24 @@ import { createAdsServer } from '../../src/simulator/ads-server/server.ts';
 import { createAdsTarget } from '../../src/targets/ads/index.ts';
 import { createSimulatedTarget } from '../../src/targets/simulated/index.ts';
 import { plcTargetContract } from './contract-suite.ts';
-import { contractConfig, contractSettings } from './fixture.ts';
+import { contractConfig, contractSettings, WarningLog } from './fixture.ts';
 
 plcTargetContract('ADS target over TCP to the simulator', async () => {
   const config = contractConfig();
   const simulated = await createSimulatedTarget('plc1-sim', contractSettings(), { config });
   const server = createAdsServer({ plc: simulated.plc, host: '127.0.0.1', port: 0, tickMs: 5 });
   const address = await server.listen();
+  const warnings = new WarningLog();
   const target = createAdsTarget(
     'plc1',
     contractSettings({ Mode: 'Real', AmsNetId: address.netId, Address: '127.0.0.1', TcpPort: address.port }),
-    { config },
+    { config, log: warnings },
   );
   await target.start();
   return {
     target,
     plc: simulated.plc,
+    warnings,
     cleanup: async () => {
       await target.close();
       await server.close();

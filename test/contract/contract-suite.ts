@@ -92,7 +92,7 @@ export function plcTargetContract(name: string, factory: ContractFactory): void 
         assert.deepEqual(r.value, plc.read(s.name), s.name);
         assert.equal(r.typeName, s.type.name);
       }
-      assert.deepEqual((await t.read('GVL_Sim.eMachineMode')).value, { name: 'eManual', value: -1 });
+      assert.equal((await t.read('GVL_Sim.eMachineMode')).value, -1);
       assert.equal((await t.read(`${axis}.sId`)).value, 'cell.z');
       assert.equal((await t.read('gvl_hmi.aaxes[2].SID')).value, 'cell.z');
       assert.equal((await t.read('GVL_HMI.stMachine.nActiveRecipeId')).typeName, 'UDINT');
@@ -112,15 +112,87 @@ export function plcTargetContract(name: string, factory: ContractFactory): void 
         ['MAIN.dDate', '2030-12-31', '2030-12-31T00:00:00.000Z'],
         ['MAIN.dtStamp', '2024-05-01T14:34:56+02:00', '2024-05-01T12:34:56.000Z'],
         ['MAIN.sText', 'Ölstand ≤ ok'.replace('≤', '<'), 'Ölstand < ok'],
-        ['GVL_Sim.eMachineMode', 'eauto', { name: 'eAuto', value: 10 }],
-        ['GVL_Sim.eMachineMode', { name: 'eSetup', value: 35 }, { name: 'eSetup', value: 35 }],
-        ['GVL_Sim.eLastErrorType', 3, { name: 'ERROR', value: 3 }],
+        ['GVL_Sim.eMachineMode', 'eauto', 10],
+        ['GVL_Sim.eMachineMode', { name: 'eSetup', value: 35 }, 35],
+        ['GVL_Sim.eLastErrorType', 3, 3],
       ];
       for (const [path, input, expected] of cases) {
         await t.write(path, input);
         assert.deepEqual((await t.read(path)).value, expected, path);
         assert.deepEqual(plc.read(path), expected, `${path} on the PLC`);
       }
+    });
+
+    it('carries enums as integers: reads, batches, struct members, array elements and changes', async () => {
+      const slot = `${alarms}.aAlarms[2]`;
+      plc.write('GVL_Sim.eMachineMode', 'eService');
+      plc.write(`${slot}.ErrorType`, 'WARNING');
+      assert.equal((await t.read('GVL_Sim.eMachineMode')).value, 20);
+      assert.equal((await t.read(`${slot}.ErrorType`)).value, 2);
+      assert.equal(((await t.read(slot)).value as { ErrorType: unknown }).ErrorType, 2);
+      const all = (await t.read(`${alarms}.aAlarms`)).value as Array<{ ErrorType: unknown }>;
+      assert.deepEqual(
+        all.slice(0, 3).map((a) => a.ErrorType),
+        [0, 2, 0],
+      );
+      const batch = await t.readMany(['GVL_Sim.eMachineMode', `${slot}.ErrorType`, slot]);
+      assert.deepEqual(batch.slice(0, 2).map(valueOf), [20, 2]);
+      assert.equal((valueOf(batch[2]) as { ErrorType: unknown }).ErrorType, 2);
+      const log = new EventLog();
+      const sub = await t.subscribe('GVL_Sim.eMachineMode', { cycleTimeMs: 10, onChange: log.onChange });
+      assert.equal((await log.next(() => true)).value, 20);
+      await t.write('GVL_Sim.eMachineMode', 'eSetup');
+      assert.equal((await log.next((e) => e.value !== 20)).value, 35);
+      await sub.close();
+      assert.deepEqual(subject.warnings.take(), []);
+    });
+
+    it('writes enums by integer, member name or { name }; a non-member that fits is written with a warning', async () => {
+      const mode = 'GVL_Sim.eMachineMode';
+      const cases: Array<[unknown, number]> = [
+        [20, 20],
+        ['ESETUP', 35],
+        [{ name: 'eAuto' }, 10],
+        [-1, -1],
+      ];
+      for (const [input, expected] of cases) {
+        await t.write(mode, input);
+        assert.equal((await t.read(mode)).value, expected, JSON.stringify(input));
+      }
+      assert.deepEqual(subject.warnings.take(), []);
+
+      await t.write(mode, 7);
+      assert.equal(plc.read(mode), 7);
+      assert.equal((await t.read(mode)).value, 7);
+      assert.deepEqual(subject.warnings.take(), [
+        {
+          fields: { plcId: t.id, symbol: mode, value: 7, typeName: 'E_MachineMode' },
+          message: `${mode}: wrote 7, which is no member of E_MachineMode (the PLC holds it as is)`,
+        },
+      ]);
+
+      // Inside a struct, and in a batch next to an item that fails (which warns about nothing).
+      const slot = `${alarms}.aAlarms[3]`;
+      const results = await t.writeMany([
+        { symbol: slot, value: { ErrorType: 9, ErrorCode: 42 } },
+        { symbol: `${alarms}.aAlarms[4]`, value: { ErrorType: 8, nope: 1 } },
+        { symbol: 'GVL_Sim.eLastErrorType', value: 'WARNING' },
+      ]);
+      assert.deepEqual(results[0], { symbol: slot });
+      assert.equal((results[1] as { error: { code: string } }).error.code, 'TYPE_MISMATCH');
+      assert.deepEqual(results[2], { symbol: 'GVL_Sim.eLastErrorType' });
+      assert.equal(plc.read(`${slot}.ErrorType`), 9);
+      assert.equal(plc.read(`${alarms}.aAlarms[4].ErrorType`), 0);
+      assert.deepEqual(
+        subject.warnings.take().map((w) => w.fields),
+        [{ plcId: t.id, symbol: `${slot}.ErrorType`, value: 9, typeName: 'E_ErrorType' }],
+      );
+
+      // Outside the base type it is no value the PLC can hold: refused, nothing written, no warning.
+      await assert.rejects(t.write(mode, 40000), code('TYPE_MISMATCH'));
+      await assert.rejects(t.write(mode, { name: 'eNope' }), code('TYPE_MISMATCH'));
+      assert.equal(plc.read(mode), 7);
+      assert.deepEqual(subject.warnings.take(), []);
     });
 
     it('merges a partial struct write over the current value', async () => {
@@ -343,6 +415,13 @@ export function plcTargetContract(name: string, factory: ContractFactory): void 
       await assert.rejects(t.files.write('/abs.txt', Buffer.from('x')), code('VALIDATION_ERROR'));
     });
 
+    it('lists no EtherCAT master for a system without EtherCAT, and MASTER_NOT_FOUND for one', async () => {
+      assert.deepEqual(await t.etherCat.masters(), []);
+      const ghost = { deviceId: 2, name: 'EtherCAT Master', amsNetId: '127.0.0.1.3.1' };
+      await assert.rejects(t.etherCat.read(ghost), code('MASTER_NOT_FOUND'));
+      await assert.rejects(t.etherCat.resetErrorCounters(ghost, 1001), code('MASTER_NOT_FOUND'));
+    });
+
     it('reports state changes and answers PLC_UNAVAILABLE once closed', async () => {
       const states: string[] = [];
       const off = t.onConnectionState((s) => states.push(s));
@@ -357,6 +436,7 @@ export function plcTargetContract(name: string, factory: ContractFactory): void 
       await assert.rejects(t.deviceInfo(), code('PLC_UNAVAILABLE'));
       await assert.rejects(t.files.read('recipes/r7.csv'), code('PLC_UNAVAILABLE'));
       await assert.rejects(t.files.list(''), code('PLC_UNAVAILABLE'));
+      await assert.rejects(t.etherCat.masters(), code('PLC_UNAVAILABLE'));
       await assert.rejects(
         t.subscribe('MAIN.nInt', { cycleTimeMs: 10, onChange: () => undefined }),
         code('PLC_UNAVAILABLE'),

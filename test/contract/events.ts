@@ -18,11 +18,11 @@ export class EventLog {
   };
 
   /** Resolves with the first event (from `from` on) matching `match`. */
-  async next(match: (e: ChangeEvent) => boolean, from = 0, limitMs = 5000): Promise<ChangeEvent> {
+  async next(match: (e: ChangeEvent) => boolean, from = 0, limitMs = 15_000): Promise<ChangeEvent> {
     return this.until(() => this.events.slice(from).find(match), limitMs, 'change event');
   }
 
-  async error(limitMs = 5000): Promise<{ symbol: string; code: string; message: string }> {
+  async error(limitMs = 15_000): Promise<{ symbol: string; code: string; message: string }> {
     return this.until(() => this.errors[0], limitMs, 'error event');
   }
 

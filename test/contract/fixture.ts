@@ -2,7 +2,7 @@
 import type { PlcTargetConfig } from '../../src/config/schema.ts';
 import type { Config } from '../../src/config/schema.ts';
 import type { SimulatedPlc } from '../../src/simulator/engine/index.ts';
-import type { PlcTarget } from '../../src/targets/target.ts';
+import type { PlcTarget, TargetLog } from '../../src/targets/target.ts';
 import { testConfig } from '../helpers/config.ts';
 import { primitiveSymbols } from '../simulator/ads-server/fixture.ts';
 
@@ -10,7 +10,34 @@ import { primitiveSymbols } from '../simulator/ads-server/fixture.ts';
 export interface ContractSubject {
   target: PlcTarget;
   plc: SimulatedPlc;
+  /** What the target under test logged as warnings. */
+  warnings: WarningLog;
   cleanup(): Promise<void>;
+}
+
+/** A TargetLog that keeps every warning, its children's too (their bindings first among the fields). */
+export class WarningLog implements TargetLog {
+  readonly lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
+  readonly #bindings: Record<string, unknown>;
+
+  constructor(lines?: WarningLog['lines'], bindings: Record<string, unknown> = {}) {
+    if (lines) this.lines = lines;
+    this.#bindings = bindings;
+  }
+
+  warn(fields: Record<string, unknown>, message: string): void {
+    this.lines.push({ fields: { ...this.#bindings, ...fields }, message });
+  }
+
+  info(): void {}
+
+  child(bindings: Record<string, unknown>): WarningLog {
+    return new WarningLog(this.lines, { ...this.#bindings, ...bindings });
+  }
+  /** Takes the lines logged so far. */
+  take(): Array<{ fields: Record<string, unknown>; message: string }> {
+    return this.lines.splice(0);
+  }
 }
 
 export type ContractFactory = () => Promise<ContractSubject>;

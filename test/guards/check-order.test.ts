@@ -87,10 +87,25 @@ describe('check order', () => {
   test('route limit before validation; refused requests do not spend it', async () => {
     const a = await app({ RateLimiting: { RpcInvocations: 2 } });
     const token = await mintToken({ plc_access: ['line1'] });
-    assert.deepEqual(await code(a, '/api/test/line2/call?n=1', token), [403, 'PLC_ACCESS_DENIED']);
+    // Refused by the PLC checks before the route limit, more often than the limit allows: nothing is spent.
+    for (let i = 0; i < 3; i++) {
+      assert.deepEqual(await code(a, '/api/test/line2/call?n=1', token), [403, 'PLC_ACCESS_DENIED']);
+      assert.deepEqual(await code(a, '/api/test/nope/call?n=1', token), [404, 'PLC_NOT_FOUND']);
+    }
+    // The whole limit is left: two requests pass it (the first then fails validation), the third does not.
     assert.deepEqual(await code(a, '/api/test/line1/call?n=x', token), [400, 'VALIDATION_ERROR']);
     assert.deepEqual(await code(a, '/api/test/line1/call?n=1', token), [200, 'handled']);
     assert.deepEqual(await code(a, '/api/test/line1/call?n=x', token), [429, 'RATE_LIMITED']);
+    await a.close();
+  });
+
+  test('a per-PLC limit is one budget however the path spells the plcId', async () => {
+    const a = await app({ RateLimiting: { RpcInvocations: 2 } });
+    const token = await mintToken({ plc_access: ['LINE1'] });
+    assert.deepEqual(await code(a, '/api/test/line1/call?n=1', token), [200, 'handled']);
+    assert.deepEqual(await code(a, '/api/test/Line1/call?n=1', token), [200, 'handled']);
+    assert.deepEqual(await code(a, '/api/test/LINE1/call?n=1', token), [429, 'RATE_LIMITED']);
+    assert.deepEqual(await code(a, '/api/test/line2/call?n=1', token), [403, 'PLC_ACCESS_DENIED']);
     await a.close();
   });
 });

@@ -142,11 +142,27 @@ describe('named route limits', () => {
   });
 
   test('Enabled false switches every limit off', () => {
-    const limits = createRateLimits({ ...settings, Enabled: false, GlobalPerUser: 1, Lifecycle: 1 });
+    const off = createRateLimits({ ...settings, Enabled: false, GlobalPerUser: 1, Lifecycle: 1 });
+    assert.equal(off.enabled, false);
     for (let i = 0; i < 5; i++) {
-      limits.global('u');
-      limits.route('Lifecycle', { user: 'u', plcId: 'p' });
+      assert.doesNotThrow(() => off.global('u'));
+      assert.doesNotThrow(() => off.route('Lifecycle', { user: 'u', plcId: 'p' }));
     }
+    // The same settings enabled refuse the second request of each: the loop above would have thrown.
+    const on = createRateLimits(
+      { ...settings, Enabled: true, GlobalPerUser: 1, Lifecycle: 1 },
+      manualClock().now,
+    );
+    on.global('u');
+    assert.throws(
+      () => on.global('u'),
+      (e: unknown) => e instanceof AppError && e.code === 'RATE_LIMITED',
+    );
+    on.route('Lifecycle', { user: 'u', plcId: 'p' });
+    assert.throws(
+      () => on.route('Lifecycle', { user: 'u', plcId: 'p' }),
+      (e: unknown) => e instanceof AppError && e.code === 'RATE_LIMITED',
+    );
   });
 
   test('enforce raises RATE_LIMITED with Retry-After', () => {

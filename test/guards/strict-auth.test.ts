@@ -55,8 +55,14 @@ describe('one caller per request', () => {
         });
         a.get('/api/test/whoami', whoAmI);
         a.get('/api/test/ws-config', { config: { websocket: true } }, whoAmI);
-        // Declared as @fastify/websocket declares its routes: a route option, not a config entry.
-        a.get('/api/test/ws-option', { websocket: true } as object, whoAmI);
+        // Declared as @fastify/websocket declares a route serving both plain HTTP and upgrades: a wsHandler
+        // option, not a config entry (a `websocket: true` route answers plain HTTP with 404).
+        a.route({
+          method: 'GET',
+          url: '/api/test/ws-option',
+          handler: whoAmI,
+          wsHandler: (socket) => socket.close(),
+        });
       },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -12,7 +12,15 @@ export interface TestAppOptions {
   /** A ready Config instead of `settings`. */
   config?: Config;
   now?: () => number;
+  /** Waits between samples of long-running operations (watch_variables). */
+  sleep?: AppDeps['sleep'];
+  /** Clock for token times (exp, nbf, iat). */
+  tokenNow?: () => number;
   logger?: AppDeps['logger'];
+  /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
+  streamTimings?: AppDeps['streamTimings'];
+  /** Folder of a built web console. */
+  consoleDir?: string;
   /** Runs before the app is made ready: add test-only routes here. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -22,7 +30,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
   const app = await buildApp(config, {
     registry: createRegistry(options.targets ?? []),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.sleep ? { sleep: options.sleep } : {}),
+    ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   await options.extend?.(app);
   await app.ready();

@@ -32,7 +32,7 @@ export function testConfig(overrides: SettingsOverrides = {}, contentRoot = proc
       return [name, enabled];
     }),
   ) as Record<FeatureName, boolean>;
-  return Object.freeze({ settings, contentRoot, features });
+  return Object.freeze({ settings, contentRoot, features, warnings: [] });
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

@@ -19,6 +19,7 @@ import type {
   TargetError,
   TargetMode,
 } from '../../src/targets/target.ts';
+import type { EtherCatPort } from '../../src/targets/ethercat-port.ts';
 
 export interface FakeTargetOptions {
   displayName?: string;
@@ -123,6 +124,12 @@ export class FakeTarget implements PlcTarget {
     read: (path) => Promise.reject(new AppError('FILE_NOT_FOUND', `No file ${path}.`)),
     write: () => Promise.reject(new AppError('FILE_NOT_FOUND', 'No file root.')),
     list: () => Promise.resolve([]),
+  };
+  /** A PLC whose I/O server lists no EtherCAT master. */
+  readonly etherCat: EtherCatPort = {
+    masters: () => Promise.resolve([]),
+    read: (m) => Promise.reject(new AppError('MASTER_NOT_FOUND', `No master ${m.deviceId}.`)),
+    resetErrorCounters: (m) => Promise.reject(new AppError('MASTER_NOT_FOUND', `No master ${m.deviceId}.`)),
   };
 }
 

@@ -81,3 +81,40 @@ describe('request logs never carry a token', () => {
     assert.equal(output.includes(token.split('.')[1]!), false, 'the token payload appears in the log');
   });
 });
+
+describe('lines that carry headers', () => {
+  test('credential headers are masked wherever a line logs a header set or a request', async () => {
+    const lines: string[] = [];
+    const app = await buildTestApp({
+      logger: { level: 'trace', stream: { write: (line: string) => void lines.push(line) } },
+      extend: (a) => {
+        a.get('/api/test/headers', (request) => {
+          request.log.warn({ headers: request.headers, req: request }, 'diagnostic line');
+          return { data: null, error: null };
+        });
+      },
+    });
+    try {
+      const token = await mintToken({ sub: 'header-test-user' });
+      await app.inject({
+        url: '/api/test/headers',
+        headers: { ...bearer(token), cookie: `session=${token}`, 'x-trace': 'kept' },
+      });
+      const line = lines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === 'diagnostic line');
+      assert.ok(line, 'the diagnostic line was written');
+      const headers = line.headers as Record<string, unknown>;
+      assert.equal(headers.authorization, '[REDACTED]');
+      assert.equal(headers.cookie, '[REDACTED]');
+      assert.equal(headers['x-trace'], 'kept');
+      assert.equal(
+        lines.join('').includes(token.split('.')[2]!),
+        false,
+        'the token signature appears in the log',
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -99,6 +99,15 @@ describe('metrics', () => {
       text,
       /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/plcs\/:plcId\/status",status_code="200"\}/,
     );
+    assert.match(
+      text,
+      /http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/api\/plcs\/:plcId\/status",status_code="200"\} 2\n/,
+    );
+    assert.match(
+      text,
+      /http_request_duration_seconds_count\{method="GET",route="\/api\/plcs\/:plcId\/status",status_code="200"\} 2\n/,
+    );
+    assert.match(text, /# TYPE http_request_duration_seconds histogram/);
     assert.match(text, /route="unmatched",status_code="404"/);
     assert.doesNotMatch(text, /12345/);
     assert.match(text, /process_cpu_user_seconds_total/);

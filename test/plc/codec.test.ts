@@ -86,11 +86,12 @@ describe('codec round trips', () => {
     ['DT', '2024-03-01T12:30:15+02:00', '2024-03-01T10:30:15.000Z'],
     ['DT', '2024-03-01T12:30:15.000Z', '2024-03-01T12:30:15.000Z'],
     ['DT', '2024-03-01T12:30', '2024-03-01T12:30:00.000Z'],
-    ['E_MachineMode', 'eauto', { name: 'eAuto', value: 10 }],
-    ['E_MachineMode', -1, { name: 'eManual', value: -1 }],
-    ['E_MachineMode', 7, { name: '', value: 7 }],
-    ['E_MachineMode', { name: 'eService', value: 20 }, { name: 'eService', value: 20 }],
-    ['E_MachineMode', { name: '', value: 5 }, { name: '', value: 5 }],
+    ['E_MachineMode', 'eauto', 10],
+    ['E_MachineMode', -1, -1],
+    ['E_MachineMode', 7, 7],
+    ['E_MachineMode', { name: 'eService', value: 20 }, 20],
+    ['E_MachineMode', { name: 'ESERVICE' }, 20],
+    ['E_MachineMode', { name: '', value: 5 }, 5],
     ['ST_Point', { X: 3, y: 2.5, sname: 'ab' }, { x: 3, y: 2.5, sName: 'ab' }],
     ['ST_Point', { y: 1 }, { x: 0, y: 1, sName: '' }],
   ];
@@ -164,6 +165,46 @@ describe('codec violations', () => {
     it(`${type} refuses ${String(value)}`, () =>
       assert.throws(() => roundTrip(type, value), mismatch(pattern)));
   }
+});
+
+describe('enum values that are no member', () => {
+  reg.defineStruct('ST_Station', [
+    { name: 'eMode', type: 'E_MachineMode' },
+    { name: 'aModes', type: 'ARRAY [0..1, 1..2] OF E_MachineMode' },
+  ]);
+  const station = reg.resolve('ST_Station');
+
+  it('are encoded when they fit the base type, each reported with its path', () => {
+    const seen: Array<[string, number, string]> = [];
+    const value = {
+      eMode: 5,
+      aModes: [
+        [10, 11],
+        ['eAuto', { name: 'eManual' }],
+      ],
+    };
+    const bytes = encode(station, value, 'S', (path, v, type) => seen.push([path, v, type.name]));
+    assert.deepEqual(decode(station, bytes, 0), {
+      eMode: 5,
+      aModes: [
+        [10, 11],
+        [10, -1],
+      ],
+    });
+    assert.deepEqual(seen, [
+      ['S.eMode', 5, 'E_MachineMode'],
+      ['S.aModes[0,2]', 11, 'E_MachineMode'],
+    ]);
+  });
+
+  it('outside the base type are refused and not reported', () => {
+    const seen: unknown[] = [];
+    assert.throws(
+      () => encode(station, { eMode: 40000 }, 'S', (...args) => seen.push(args)),
+      mismatch(/^S\.eMode: 40000 is outside the INT base of E_MachineMode/),
+    );
+    assert.deepEqual(seen, []);
+  });
 });
 
 describe('partial struct writes', () => {

@@ -145,16 +145,15 @@ describe('symbol tree', () => {
     assert.equal(n.instancePath, 'GVL_HMI.stMachine.stAxis');
     assert.equal(n.children!.length, 3);
   });
-  it('100000 symbols stay fast', () => {
+  // How fast is bench:symbol-search's business; this checks a program of that size resolves correctly.
+  it('100000 symbols: one tree node each, resolved case-insensitively', () => {
     const b = new ProgramBuilder();
-    const t0 = performance.now();
     for (let i = 0; i < 100_000; i++) b.symbol(`GVL.n${i}`, i % 2 ? 'INT' : 'LREAL');
     const big = b.build();
     const tree = big.symbolTree();
     const r = big.resolve('gvl.n99999');
-    const elapsed = performance.now() - t0;
     assert.equal(tree.length, 100_000);
     assert.equal(r.path, 'GVL.n99999');
-    assert.ok(elapsed < 3000, `took ${elapsed} ms`);
+    assert.equal(r.type.name, 'INT');
   });
 });

@@ -30,7 +30,7 @@ async function subject(
 ): Promise<{ t: PlcTarget; p: SimulatedPlc; close: () => Promise<void> }> {
   const p = plc();
   if (driver === 'simulated') {
-    const t = new SimulatedTarget('sim', 'sim', p, clock);
+    const t = new SimulatedTarget('sim', 'sim', p, { plcClock: clock });
     await t.start();
     return { t, p, close: () => t.close() };
   }

@@ -55,11 +55,10 @@ function bool(s: Struct, name: string, slot: number): boolean {
   return typeof v === 'boolean' ? v : shape(slot, `member ${name} is missing or not a BOOL`);
 }
 
-/** ErrorType reads as an integer, or as `{ name, value }` from drivers that spell enum members out. */
+/** ErrorType reads as its integer, as every enum value does. */
 function errorType(s: Struct, slot: number): number {
   const v = member(s, 'ErrorType');
   if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (isStruct(v) && typeof v.value === 'number' && Number.isInteger(v.value)) return v.value;
   return shape(slot, 'member ErrorType is missing or not an E_ErrorType');
 }
 
@@ -83,67 +82,108 @@ function ranksAbove(candidate: AlarmReading, held: AlarmReading): boolean {
   return rank(candidate) > rank(held);
 }
 
-export function decodeSnapshot(value: PlcValue, typeName: string, clock: PlcClock): DecodedSnapshot {
-  const first = lowerBoundOf(typeName);
-  if (!Array.isArray(value) || first === undefined) {
-    return { ok: false, problem: `the alarm symbol is a ${typeName}, not an ARRAY OF ST_ErrorEntry` };
-  }
-  const byKey = new Map<string, AlarmReading>();
-  const anomalies: SnapshotAnomalies = { unknownTypes: [], invalidTimes: [], duplicateKeys: [] };
-  try {
-    value.forEach((raw, i) => {
-      const slotIndex = first + i;
-      if (!isStruct(raw)) shape(slotIndex, 'not an ST_ErrorEntry structure');
-      const reading = decodeSlot(raw, slotIndex, clock, anomalies);
-      if (reading === undefined) return;
-      const held = byKey.get(reading.key);
-      if (held === undefined) byKey.set(reading.key, reading);
-      else {
-        anomalies.duplicateKeys.push(reading.key);
-        if (ranksAbove(reading, held)) byKey.set(reading.key, reading);
-      }
-    });
-  } catch (err) {
-    if (err instanceof ShapeError) return { ok: false, problem: err.message };
-    throw err;
-  }
-  const readings = [...byKey.values()].sort((a, b) => a.slotIndex - b.slotIndex);
-  return { ok: true, readings, anomalies };
+interface SlotMemo {
+  readonly reading: AlarmReading;
+  readonly stamp: TimeStruct;
 }
 
-/** Every member is checked, used slot or not, so a renamed member is noticed on a quiet PLC too. */
-function decodeSlot(
-  raw: Struct,
-  slotIndex: number,
-  clock: PlcClock,
-  anomalies: SnapshotAnomalies,
-): AlarmReading | undefined {
-  const key = str(raw, 'sKey', slotIndex);
-  const equipmentId = str(raw, 'Id', slotIndex);
-  const errorCode = int(raw, 'ErrorCode', slotIndex);
-  const severity = errorType(raw, slotIndex);
-  const isActive = bool(raw, 'IsActive', slotIndex);
-  const needsAck = bool(raw, 'NeedsAck', slotIndex);
-  const isAcked = bool(raw, 'IsAcked', slotIndex);
-  const stamp = timeStruct(raw, slotIndex);
-  if (key === '') return undefined;
-  let severityLabel = severityLabelOf(severity);
-  if (severityLabel === undefined) {
-    severityLabel = 'UNKNOWN';
-    anomalies.unknownTypes.push(severity);
+const sameStamp = (a: TimeStruct, b: TimeStruct): boolean => timeStructMembers.every((w) => a[w] === b[w]);
+
+/**
+ * Decodes snapshots of one array. A slot whose members all read as before keeps its reading object, so an
+ * unchanged slot costs no new objects and compares as identical in the transition diff.
+ */
+export class SnapshotDecoder {
+  readonly #clock: PlcClock;
+  #memo: Array<SlotMemo | undefined> = [];
+
+  constructor(clock: PlcClock) {
+    this.#clock = clock;
   }
-  const time = bindTime(stamp, clock);
-  if (time === 'invalid') anomalies.invalidTimes.push({ slotIndex, key });
-  return {
-    key,
-    equipmentId,
-    errorCode,
-    severity,
-    severityLabel,
-    isActive,
-    needsAck,
-    isAcked,
-    slotIndex,
-    time: typeof time === 'string' ? undefined : time,
-  };
+
+  decode(value: PlcValue, typeName: string): DecodedSnapshot {
+    const first = lowerBoundOf(typeName);
+    if (!Array.isArray(value) || first === undefined) {
+      return { ok: false, problem: `the alarm symbol is a ${typeName}, not an ARRAY OF ST_ErrorEntry` };
+    }
+    const byKey = new Map<string, AlarmReading>();
+    const anomalies: SnapshotAnomalies = { unknownTypes: [], invalidTimes: [], duplicateKeys: [] };
+    const memo: Array<SlotMemo | undefined> = new Array<SlotMemo | undefined>(value.length);
+    try {
+      value.forEach((raw, i) => {
+        const slotIndex = first + i;
+        if (!isStruct(raw)) shape(slotIndex, 'not an ST_ErrorEntry structure');
+        const slot = this.#slot(raw, slotIndex, this.#memo[i], anomalies);
+        memo[i] = slot;
+        const reading = slot?.reading;
+        if (reading === undefined) return;
+        const held = byKey.get(reading.key);
+        if (held === undefined) byKey.set(reading.key, reading);
+        else {
+          anomalies.duplicateKeys.push(reading.key);
+          if (ranksAbove(reading, held)) byKey.set(reading.key, reading);
+        }
+      });
+    } catch (err) {
+      if (err instanceof ShapeError) return { ok: false, problem: err.message };
+      throw err;
+    }
+    this.#memo = memo;
+    const readings = [...byKey.values()].sort((a, b) => a.slotIndex - b.slotIndex);
+    return { ok: true, readings, anomalies };
+  }
+
+  /** Every member is checked, used slot or not, so a renamed member is noticed on a quiet PLC too. */
+  #slot(
+    raw: Struct,
+    slotIndex: number,
+    last: SlotMemo | undefined,
+    anomalies: SnapshotAnomalies,
+  ): SlotMemo | undefined {
+    const key = str(raw, 'sKey', slotIndex);
+    const equipmentId = str(raw, 'Id', slotIndex);
+    const errorCode = int(raw, 'ErrorCode', slotIndex);
+    const severity = errorType(raw, slotIndex);
+    const isActive = bool(raw, 'IsActive', slotIndex);
+    const needsAck = bool(raw, 'NeedsAck', slotIndex);
+    const isAcked = bool(raw, 'IsAcked', slotIndex);
+    const stamp = timeStruct(raw, slotIndex);
+    if (key === '') return undefined;
+    const r = last?.reading;
+    if (
+      r !== undefined &&
+      r.slotIndex === slotIndex &&
+      r.key === key &&
+      r.equipmentId === equipmentId &&
+      r.errorCode === errorCode &&
+      r.severity === severity &&
+      r.isActive === isActive &&
+      r.needsAck === needsAck &&
+      r.isAcked === isAcked &&
+      last !== undefined &&
+      sameStamp(last.stamp, stamp)
+    ) {
+      return last;
+    }
+    let severityLabel = severityLabelOf(severity);
+    if (severityLabel === undefined) {
+      severityLabel = 'UNKNOWN';
+      anomalies.unknownTypes.push(severity);
+    }
+    const time = bindTime(stamp, this.#clock);
+    if (time === 'invalid') anomalies.invalidTimes.push({ slotIndex, key });
+    const reading: AlarmReading = {
+      key,
+      equipmentId,
+      errorCode,
+      severity,
+      severityLabel,
+      isActive,
+      needsAck,
+      isAcked,
+      slotIndex,
+      time: typeof time === 'string' ? undefined : time,
+    };
+    return { reading, stamp };
+  }
 }

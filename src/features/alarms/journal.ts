@@ -19,8 +19,25 @@ export interface JournalPage {
   readonly nextAfter: number;
 }
 
-export class AlarmJournal {
+/**
+ * What the monitor appends to and the history route and streams read from: append, read since a cursor, the
+ * newest cursor, and whether a cursor can still be resumed. Held in memory here (one per PLC).
+ */
+export interface TransitionJournal {
+  /** Appends with the next sequence number. */
+  append(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
+  /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
+  readSince(after: number | undefined, limit: number): JournalPage;
+  /** The newest sequence number handed out (the start value while empty). */
+  newest(): number;
+  /** Whether every entry after `seq` is still held, so a client at `seq` can be brought up to date. */
+  holdsAfter(seq: number): boolean;
+}
+
+export class AlarmJournal implements TransitionJournal {
   readonly #capacity: number;
+  /** The sequence number before the first one this journal hands out. */
+  readonly #firstSeq: number;
   readonly #ring: JournalEntry[] = [];
   /** Index in #ring of the oldest entry once the ring is full. */
   #head = 0;
@@ -30,15 +47,11 @@ export class AlarmJournal {
   constructor(capacity: number, startMs: number) {
     this.#capacity = capacity;
     this.#lastSeq = Math.floor(startMs) * 1000;
+    this.#firstSeq = this.#lastSeq;
   }
 
-  /** The newest sequence number handed out (the start value while empty). */
-  get lastSeq(): number {
+  newest(): number {
     return this.#lastSeq;
-  }
-
-  get size(): number {
-    return this.#ring.length;
   }
 
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
@@ -55,22 +68,21 @@ export class AlarmJournal {
     return this.#ring[(this.#head + i) % this.#ring.length] as JournalEntry;
   }
 
-  /** The oldest sequence number still held, or undefined when empty. */
-  oldestSeq(): number | undefined {
-    return this.#ring.length === 0 ? undefined : this.#at(0).seq;
+  /** The oldest sequence number still held (the next one to hand out while empty). */
+  #oldest(): number {
+    return this.#ring.length === 0 ? this.#lastSeq + 1 : this.#at(0).seq;
   }
 
-  /** Whether every entry after `seq` is still held (nothing was lost to the bound in between). */
+  /** `seq` was handed out by this journal (not before a restart, not in the future) and nothing after it dropped. */
   holdsAfter(seq: number): boolean {
-    const oldest = this.oldestSeq();
-    return seq <= this.#lastSeq && (oldest === undefined ? true : seq >= oldest - 1);
+    const oldest = this.#oldest();
+    return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= oldest - 1;
   }
 
-  /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
-  page(after: number | undefined, limit: number): JournalPage {
+  readSince(after: number | undefined, limit: number): JournalPage {
     const n = this.#ring.length;
     // Sequence numbers are consecutive, so the first wanted entry is found by arithmetic.
-    const oldest = this.oldestSeq() ?? this.#lastSeq + 1;
+    const oldest = this.#oldest();
     const start = after === undefined ? 0 : Math.max(0, Math.min(n, after + 1 - oldest));
     const entries: JournalEntry[] = [];
     for (let i = start; i < n && entries.length < limit; i++) entries.push(this.#at(i));

@@ -3,8 +3,8 @@
 import type { AlarmTargetConfig } from '../../config/schema.ts';
 import { isAppError } from '../../errors.ts';
 import type { ChangeEvent, ConnectionState, PlcTarget, Subscription } from '../../targets/target.ts';
-import { decodeSnapshot, type SnapshotAnomalies } from './decode-snapshot.ts';
-import { AlarmJournal, type JournalEntry } from './journal.ts';
+import { SnapshotDecoder, type SnapshotAnomalies } from './decode-snapshot.ts';
+import { AlarmJournal, type JournalEntry, type TransitionJournal } from './journal.ts';
 import { isOutstanding, type AlarmReading } from './reading.ts';
 import { diffSnapshots, type Snapshot } from './transitions.ts';
 
@@ -44,7 +44,7 @@ const maxLogged = 1000;
 export class AlarmMonitor {
   readonly plcId: string;
   readonly settings: AlarmTargetConfig;
-  readonly journal: AlarmJournal;
+  readonly journal: TransitionJournal;
   readonly #target: PlcTarget;
   readonly #log: AlarmLog;
   readonly #now: () => number;
@@ -52,6 +52,7 @@ export class AlarmMonitor {
   readonly #listeners = new Set<TransitionListener>();
   readonly #pendingAcks = new Map<string, { sub: string; at: number }>();
   readonly #logged = new Set<string>();
+  readonly #decoder: SnapshotDecoder;
   #readings: Snapshot = new Map();
   #outstanding: AlarmReading[] = [];
   #fresh = true;
@@ -71,6 +72,7 @@ export class AlarmMonitor {
     this.#now = options.now;
     this.#retryMs = options.retryMs ?? 5000;
     this.journal = new AlarmJournal(settings.JournalLength, options.now());
+    this.#decoder = new SnapshotDecoder(settings.PlcClock);
   }
 
   /** The instance path of the function block that owns acknowledgement. */
@@ -201,7 +203,7 @@ export class AlarmMonitor {
 
   #onSnapshot(event: ChangeEvent): void {
     if (this.#stopped) return;
-    const decoded = decodeSnapshot(event.value, event.typeName, this.settings.PlcClock);
+    const decoded = this.#decoder.decode(event.value, event.typeName);
     if (!decoded.ok) {
       // Spec rule 5: the last good snapshot stays; logged once per distinct problem, not at every cycle.
       if (decoded.problem !== this.#lastProblem) {

@@ -1,13 +1,16 @@
-// Alarm routes (flag Alarms): outstanding list per PLC and fleet-wide, acknowledge, history, /health/alarms.
+// Alarm routes (flag Alarms): outstanding list per PLC and fleet-wide, acknowledge, history, the streams,
+// /health/alarms. Per-PLC routes serve monitored PLCs only: any other plcId is 404 PLC_NOT_FOUND (spec rule 1).
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
+import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
-import { AlarmService } from './service.ts';
+import { AlarmService, alarmServiceKey } from './service.ts';
+import { alarmStreamRoutes } from './stream-routes.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
 
 const HealthStatus = Type.Union([
@@ -23,7 +26,8 @@ const AlarmHealth = Type.Object({
 const cultures = (request: FastifyRequest): string[] =>
   parseAcceptLanguage(request.headers['accept-language']);
 
-export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }) => {
+export const alarmsRoutes: FeaturePlugin = async (app, context) => {
+  const { config, registry, now, services } = context;
   const alarmSettings = config.settings.PlcAlarms;
   const catalogFile = alarmSettings.TextCatalog;
   const catalog =
@@ -33,11 +37,16 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
           app.log.warn({ key, catalog: catalogFile }, 'alarm key has no text in PlcAlarms.TextCatalog'),
         );
   const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog });
+  services.provide(alarmServiceKey, service);
   if (config.features.Alarms) {
     app.addHook('onReady', () => service.start());
     app.addHook('onClose', () => service.stop());
   }
   app.addSchema(Alarm);
+  const monitored = {
+    serves: (plcId: string) => service.isMonitored(plcId),
+    notServed: (plcId: string) => `No alarm monitoring is configured for PLC '${plcId}'.`,
+  };
 
   const tags = ['Alarms'];
   app.get(
@@ -49,9 +58,9 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
         params: PlcIdParams,
         response: envelopeResponses(AlarmList),
       },
-      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: true, limit: 'AlarmReads' },
+      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: monitored, limit: 'AlarmReads' },
     },
-    (request) => ok(service.list([service.monitor(targetOf(request).id).plcId], cultures(request))),
+    (request) => ok(service.list([targetOf(request).id], cultures(request))),
   );
 
   app.get(
@@ -80,7 +89,13 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
         params: AlarmKeyParams,
         response: envelopeResponses(AcknowledgeResult),
       },
-      config: { feature: 'Alarms', policy: 'WriteAccess', plcScoped: true, limit: 'RpcInvocations' },
+      config: {
+        feature: 'Alarms',
+        policy: 'WriteAccess',
+        plcScoped: monitored,
+        limit: 'RpcInvocations',
+        audit: auditParam('alarm.acknowledge', 'key'),
+      },
     },
     async (request) => {
       const target = targetOf(request);
@@ -89,6 +104,7 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
       const log = { sub, plcId: target.id, key };
       try {
         const acknowledged = await service.acknowledge(target, key, sub);
+        noteAudit(request, { newValue: { acknowledged } });
         request.log.info(
           { ...log, result: acknowledged ? 'acknowledged' : 'not-acknowledged' },
           'alarm acknowledge',
@@ -115,13 +131,15 @@ export const alarmsRoutes: FeaturePlugin = async (app, { config, registry, now }
         querystring: HistoryQuery,
         response: envelopeResponses(HistoryPage),
       },
-      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: true },
+      config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: monitored },
     },
     (request) => {
       const { after, limit } = request.query;
       return ok(service.history(targetOf(request).id, after, limit, cultures(request)));
     },
   );
+
+  alarmStreamRoutes(app, context, service, monitored);
 
   app.get(
     '/health/alarms',

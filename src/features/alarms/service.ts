@@ -2,12 +2,13 @@
 // by RPC, the journal, and the alarm health check. Never imports fastify.
 import type { Settings } from '../../config/schema.ts';
 import { AppError, isAppError } from '../../errors.ts';
-import type { PlcTarget, PlcValue } from '../../targets/target.ts';
+import { ServiceKey } from '../../http/service-directory.ts';
+import type { MethodResult, PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
 import { AlarmRenderer, peerOf } from './alarm-view.ts';
 import type { JournalEntry } from './journal.ts';
 import { AlarmMonitor, type AlarmLog } from './monitor.ts';
-import { awaitsAcknowledgement, isOutstanding, statusOf } from './reading.ts';
+import { awaitsAcknowledgement, isOutstanding, statusOf, type AlarmReading } from './reading.ts';
 import type { Alarm, AlarmList } from './schemas.ts';
 import type { TextCatalog } from './text-catalog.ts';
 
@@ -29,6 +30,8 @@ export interface AlarmHealth {
 export class AlarmService {
   readonly #monitors: ReadonlyMap<string, AlarmMonitor>;
   readonly catalog: TextCatalog;
+  /** Listed alarms by reading (a reading object lives as long as its slot is unchanged) and culture list. */
+  readonly #rendered = new WeakMap<AlarmReading, { cultures: string; alarm: Alarm }>();
 
   constructor(
     registry: TargetRegistry,
@@ -57,6 +60,10 @@ export class AlarmService {
     return [...this.#monitors.keys()].sort();
   }
 
+  isMonitored(plcId: string): boolean {
+    return this.#monitors.has(plcId);
+  }
+
   /** 404 PLC_NOT_FOUND for a PLC without alarm configuration (spec rule 1: never an empty 200). */
   monitor(plcId: string): AlarmMonitor {
     const m = this.#monitors.get(plcId);
@@ -71,10 +78,20 @@ export class AlarmService {
   /** The list result over `plcIds` (each monitored): last good items, and every scope not read fresh. */
   list(plcIds: readonly string[], cultures: readonly string[]): AlarmList {
     const renderer = this.renderer(cultures);
+    const cultureKey = cultures.join(',');
     const result: AlarmList = { count: 0, partial: false, failedPeers: [], 'x-ads-failed': [], items: [] };
     for (const plcId of plcIds) {
       const m = this.monitor(plcId);
-      for (const r of m.outstanding()) result.items.push(renderer.render(plcId, r));
+      for (const r of m.outstanding()) {
+        const hit = this.#rendered.get(r);
+        if (hit?.cultures === cultureKey) {
+          result.items.push(hit.alarm);
+          continue;
+        }
+        const alarm = renderer.render(plcId, r);
+        this.#rendered.set(r, { cultures: cultureKey, alarm });
+        result.items.push(alarm);
+      }
       const failure = m.failure();
       if (failure) {
         result.partial = true;
@@ -101,9 +118,9 @@ export class AlarmService {
     const instancePath = m.acknowledgeInstancePath;
     // Noted first: a simulated PLC reports the acknowledged transition before invoke() returns.
     m.noteAcknowledge(key, sub);
-    let answer: PlcValue;
+    let answer: MethodResult;
     try {
-      answer = (await target.invoke(instancePath, method, [key])).returnValue;
+      answer = await target.invoke(instancePath, method, [key]);
     } catch (err) {
       m.forgetAcknowledge(key);
       if (isAppError(err) && err.code === 'PLC_UNAVAILABLE') throw err;
@@ -115,7 +132,7 @@ export class AlarmService {
       m.forgetAcknowledge(key);
       throw new AppError(
         'ALARM_ACK_FAILED',
-        `${instancePath}#${method}('${key}') answered ${JSON.stringify(answer)}, not TRUE, FALSE, SUCCESS or NOT_FOUND.`,
+        `${instancePath}#${method}('${key}') answered ${JSON.stringify(answer.returnMember ?? answer.returnValue)}, not TRUE, FALSE, SUCCESS or NOT_FOUND.`,
       );
     }
     if (!acknowledged) m.forgetAcknowledge(key);
@@ -123,7 +140,7 @@ export class AlarmService {
   }
 
   history(plcId: string, after: number | undefined, limit: number, cultures: readonly string[]) {
-    const page = this.monitor(plcId).journal.page(after, limit);
+    const page = this.monitor(plcId).journal.readSince(after, limit);
     const renderer = this.renderer(cultures);
     return { items: page.entries.map((e) => historyItem(plcId, e, renderer)), nextAfter: page.nextAfter };
   }
@@ -146,23 +163,19 @@ export class AlarmService {
   }
 }
 
+/** The app's one AlarmService (its monitors hold the PLCs' alarm state), as the alarm routes publish it. */
+export const alarmServiceKey = new ServiceKey<AlarmService>('alarms');
+
 export function historyItem(plcId: string, e: JournalEntry, renderer: AlarmRenderer): HistoryItem {
   const alarm = renderer.render(plcId, e.reading, e.kind === 'ended' ? 'cleared' : statusOf(e.reading));
   return { seq: e.seq, at: e.at, kind: e.kind, alarm, ...(e.user === undefined ? {} : { user: e.user }) };
 }
 
 /** TRUE or SUCCESS -> true, FALSE or NOT_FOUND -> false; anything else is undefined (a refusal). */
-function acknowledgeAnswer(answer: PlcValue): boolean | undefined {
-  if (typeof answer === 'boolean') return answer;
-  const name =
-    typeof answer === 'string'
-      ? answer
-      : typeof answer === 'object' &&
-          answer !== null &&
-          !Array.isArray(answer) &&
-          typeof answer.name === 'string'
-        ? answer.name
-        : undefined;
+function acknowledgeAnswer({ returnValue, returnMember }: MethodResult): boolean | undefined {
+  if (typeof returnValue === 'boolean') return returnValue;
+  // An enum answers its integer; the driver names the member it is.
+  const name = returnMember ?? (typeof returnValue === 'string' ? returnValue : undefined);
   if (name?.toUpperCase() === 'SUCCESS') return true;
   if (name?.toUpperCase() === 'NOT_FOUND') return false;
   return undefined;

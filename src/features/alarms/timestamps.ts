@@ -20,9 +20,12 @@ export type BoundTime = AlarmTime | 'zero' | 'invalid';
 const firstYear = 1601;
 const lastYear = 9999;
 
-/** Day 0 of the next month is the last day of this one (the proleptic Gregorian calendar). */
+const monthDays = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Gregorian calendar; `month` 1-12. */
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : (monthDays[month - 1] ?? 0);
 }
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');

@@ -5,7 +5,7 @@ import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { adsStates, type AdsState } from '../../targets/target.ts';
-import { deviceInfo, deviceState } from './service.ts';
+import { deviceState } from './service.ts';
 
 const AdsStateSchema = Type.Unsafe<AdsState>({ type: 'string', enum: [...adsStates] });
 
@@ -34,7 +34,7 @@ export const deviceRoutes: FeaturePlugin = (app, _context) => {
       },
       config: routeConfig,
     },
-    async (request) => ok(await deviceInfo(targetOf(request))),
+    async (request) => ok(await targetOf(request).deviceInfo()),
   );
 
   app.get(

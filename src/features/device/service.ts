@@ -1,14 +1,10 @@
-// Device info and state of one PLC, as the port reports them; the timestamp leaves as ISO 8601 UTC.
-import type { AdsState, DeviceInfo, PlcTarget } from '../../targets/target.ts';
+// The device state of one PLC as the port reports it; the timestamp leaves as ISO 8601 UTC.
+import type { AdsState, PlcTarget } from '../../targets/target.ts';
 
 export interface DeviceStateView {
   state: AdsState;
   /** ISO 8601 with the UTC offset (`Z`). */
   timestamp: string;
-}
-
-export function deviceInfo(target: PlcTarget): Promise<DeviceInfo> {
-  return target.deviceInfo();
 }
 
 export async function deviceState(target: PlcTarget): Promise<DeviceStateView> {

@@ -13,14 +13,17 @@ const HealthReport = Type.Object({
       name: Type.String(),
       status: Status,
       description: Type.String(),
-      data: Type.Record(Type.String(), Type.String(), {
-        description: 'Connection state by plcId; `<plcId>.lastError` says why one is not connected',
+      data: Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'plc-connectivity: connection state by plcId, and `<plcId>.lastError` (`<code>: <message>`) while one is not connected; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases',
       }),
     }),
   ),
 });
 
-export const healthRoutes: FeaturePlugin = (app, { registry }) => {
+export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, etherCat }) => {
+  // The EtherCAT check joins readiness only where EtherCAT diagnostics are on.
+  const etherCatCheck = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
   app.get(
     '/health/live',
     {
@@ -38,12 +41,16 @@ export const healthRoutes: FeaturePlugin = (app, { registry }) => {
     {
       schema: {
         tags: ['Health'],
-        summary: 'Ready: PLC connectivity (Healthy 200, Degraded 200, Unhealthy 503)',
+        summary:
+          'Ready: PLC connectivity, EtherCAT and the cluster where on (Healthy 200, Degraded 200, Unhealthy 503)',
         response: { 200: HealthReport, 503: HealthReport },
       },
     },
-    (_request, reply) => {
-      const report = readiness(registry.list());
+    async (_request, reply) => {
+      const report = readiness(registry.list(), [
+        ...etherCatCheck(),
+        ...(cluster ? [await cluster.check()] : []),
+      ]);
       void reply.header('Cache-Control', 'no-store').status(httpStatusOf(report.status));
       return report;
     },

@@ -7,8 +7,8 @@ export interface HealthCheck {
   name: string;
   status: HealthStatus;
   description: string;
-  /** `<plcId>`: the connection state; `<plcId>.lastError`: `<code>: <message>` while not connected. */
-  data: Record<string, string>;
+  /** plc-connectivity: `<plcId>` the connection state, `<plcId>.lastError` `<code>: <message>` while not connected. */
+  data: Record<string, unknown>;
 }
 
 export interface HealthReport {
@@ -42,7 +42,14 @@ export function plcConnectivity(targets: readonly PlcTarget[]): HealthCheck {
   return { name: 'plc-connectivity', status, description, data };
 }
 
-export function readiness(targets: readonly PlcTarget[]): HealthReport {
-  const check = plcConnectivity(targets);
-  return { status: check.status, checks: [check] };
+const rank: Readonly<Record<HealthStatus, number>> = { Healthy: 0, Degraded: 1, Unhealthy: 2 };
+
+/** The worst status of the checks; PLC connectivity first, then any others (the cluster). */
+export function readiness(targets: readonly PlcTarget[], others: readonly HealthCheck[] = []): HealthReport {
+  const checks = [plcConnectivity(targets), ...others];
+  const status = checks.reduce<HealthStatus>(
+    (worst, c) => (rank[c.status] > rank[worst] ? c.status : worst),
+    'Healthy',
+  );
+  return { status, checks };
 }

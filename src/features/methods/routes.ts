@@ -1,6 +1,7 @@
 // Method call route (flag Rpc, WriteAccess, RpcInvocations limit): POST .../methods/{instancePath}.{Method}.
 import { Type } from '@sinclair/typebox';
 import { targetOf } from '../../guards/install-guards.ts';
+import { auditParam } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
@@ -41,7 +42,13 @@ export const methodsRoutes: FeaturePlugin = (app, { config }) => {
         body: CallBody,
         response: envelopeResponses(MethodResult),
       },
-      config: { feature: 'Rpc', policy: 'WriteAccess', plcScoped: true, limit: 'RpcInvocations' },
+      config: {
+        feature: 'Rpc',
+        policy: 'WriteAccess',
+        plcScoped: true,
+        limit: 'RpcInvocations',
+        audit: auditParam('method.invoke', 'call'),
+      },
       // A call without a body is a call without parameters, not an invalid body.
       preValidation: (request, _reply, next) => {
         request.body ??= {};

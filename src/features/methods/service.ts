@@ -2,10 +2,8 @@
 // anything reaches the PLC; the driver validates and encodes the parameters.
 import type { Settings } from '../../config/schema.ts';
 import { AppError } from '../../errors.ts';
-import type { MethodResult, PlcTarget } from '../../targets/target.ts';
+import type { MethodArguments, MethodResult, PlcTarget } from '../../targets/target.ts';
 import { compileAllowList, parseMethodCall, type AllowList } from './invokable.ts';
-
-export type MethodParameters = readonly unknown[] | Readonly<Record<string, unknown>>;
 
 /** Invokes methods for any configured target; allow-lists are compiled once per target. */
 export class MethodInvoker {
@@ -42,7 +40,7 @@ export class MethodInvoker {
 }
 
 /** Absent means no parameters; otherwise a positional array or an object by parameter name. */
-function checkParameters(parameters: unknown): MethodParameters {
+function checkParameters(parameters: unknown): MethodArguments {
   if (parameters === undefined) return [];
   if (Array.isArray(parameters)) return parameters as unknown[];
   if (typeof parameters === 'object' && parameters !== null) return parameters as Record<string, unknown>;

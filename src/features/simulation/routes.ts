@@ -1,9 +1,11 @@
 // Simulation routes (flag Simulation, LifecycleAccess): state, step, run, pause and reset of a scenario.
 import { Type } from '@sinclair/typebox';
 import { targetOf } from '../../guards/install-guards.ts';
+import { noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeatureContext, FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
+import type { SimulationState as State } from '../../targets/target.ts';
 import { command, step, type SimulationCommand } from './service.ts';
 
 const SimulationState = Type.Object({
@@ -28,6 +30,17 @@ const commands: ReadonlyArray<{ name: Exclude<SimulationCommand, 'state'>; summa
 ];
 
 type App = Parameters<FeaturePlugin>[0];
+
+const auditTarget = (): string => 'simulation';
+const brief = (s: State) => ({ state: s.state, cycleCount: s.cycleCount });
+
+/** Runs a driving operation and notes the state before and after for the audit trail. */
+function audited(request: Parameters<typeof targetOf>[0], run: () => State): ReturnType<typeof ok<State>> {
+  const before = command(targetOf(request), 'state');
+  const after = run();
+  noteAudit(request, { oldValue: brief(before), newValue: brief(after) });
+  return ok(after);
+}
 
 export const simulationRoutes: FeaturePlugin = (app: App, { config }: FeatureContext) => {
   const maxCycles = config.settings.Simulation.MaxStepCycles;
@@ -58,9 +71,15 @@ export const simulationRoutes: FeaturePlugin = (app: App, { config }: FeatureCon
         }),
         response: envelopeResponses(SimulationState),
       },
-      config: routeConfig,
+      config: {
+        ...routeConfig,
+        audit: {
+          action: 'sim.step',
+          target: (request) => `cycles=${String((request.query as { cycles?: unknown }).cycles)}`,
+        },
+      },
     },
-    (request) => ok(step(targetOf(request), request.query.cycles)),
+    (request) => audited(request, () => step(targetOf(request), request.query.cycles)),
   );
 
   for (const { name, summary } of commands) {
@@ -73,9 +92,9 @@ export const simulationRoutes: FeaturePlugin = (app: App, { config }: FeatureCon
           params: PlcIdParams,
           response: envelopeResponses(SimulationState),
         },
-        config: routeConfig,
+        config: { ...routeConfig, audit: { action: `sim.${name}`, target: auditTarget } },
       },
-      (request) => ok(command(targetOf(request), name)),
+      (request) => audited(request, () => command(targetOf(request), name)),
     );
   }
   return Promise.resolve();

@@ -4,7 +4,7 @@ import { targetOf } from '../../guards/install-guards.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
-import { SymbolBrowser } from './service.ts';
+import { SymbolBrowser, symbolBrowserKey } from './service.ts';
 
 const symbolFields = {
   instancePath: Type.String({ description: 'Dotted instance path; array elements as path[i]' }),
@@ -51,8 +51,9 @@ const routeConfig = {
   limit: 'SymbolBrowsing',
 } as const;
 
-export const symbolsRoutes: FeaturePlugin = (app, { now }) => {
+export const symbolsRoutes: FeaturePlugin = (app, { now, services }) => {
   const browser = new SymbolBrowser({ now });
+  services.provide(symbolBrowserKey, browser);
   // Keyed by the index's own arrays, so an entry goes when its index is dropped.
   const wholeListings = new WeakMap<object, Buffer>();
   app.addHook('onClose', (_instance, next) => {

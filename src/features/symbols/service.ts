@@ -2,6 +2,7 @@
 // index that is rebuilt when the connection changes and revalidated in the background once it is old.
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../guards/rate-limit/limiter.ts';
+import { ServiceKey } from '../../http/service-directory.ts';
 import type { PlcTarget, SymbolNode } from '../../targets/target.ts';
 import {
   buildSymbolIndex,
@@ -34,6 +35,9 @@ interface CacheEntry {
 }
 
 export const defaultSymbolMaxAgeMs = 60_000;
+
+/** The app's one SymbolBrowser (its index is the cache of every PLC's tree), as the symbol routes publish it. */
+export const symbolBrowserKey = new ServiceKey<SymbolBrowser>('symbols');
 
 /** Answers symbol queries for any target; one instance per app. */
 export class SymbolBrowser {

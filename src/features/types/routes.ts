@@ -4,7 +4,6 @@ import { targetOf } from '../../guards/install-guards.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
-import { enumMembers } from './service.ts';
 
 const EnumMembersResult = Type.Object({
   typeName: Type.String(),
@@ -30,6 +29,6 @@ export const typesRoutes: FeaturePlugin = (app, _context) => {
       },
       config: { feature: 'TypeMetadata', policy: 'ReadAccess', plcScoped: true, limit: 'SymbolBrowsing' },
     },
-    async (request) => ok(await enumMembers(targetOf(request), request.params.typeName)),
+    async (request) => ok(await targetOf(request).enumMembers(request.params.typeName.trim())),
   );
 };

@@ -1,6 +1,7 @@
 // Variable routes (flag Variables): read one or a batch (ReadAccess), write one or a batch (WriteAccess).
 import { Type } from '@sinclair/typebox';
 import { targetOf } from '../../guards/install-guards.ts';
+import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { ErrorBody, envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
@@ -10,8 +11,8 @@ import { maxBatchPaths, readVariable, readVariables, writeVariable, writeVariabl
 const AnyValue = Type.Unknown({
   description:
     'JSON value of the PLC type: BOOL boolean; integers and REAL/LREAL numbers; LINT/ULINT/LWORD/LTIME decimal ' +
-    'strings; STRING/WSTRING strings; TIME/TOD milliseconds; DATE/DT ISO 8601 strings; enums { name, value }; ' +
-    'structs objects by member name; arrays arrays',
+    'strings; STRING/WSTRING strings; TIME/TOD milliseconds; DATE/DT ISO 8601 strings; enums their integer ' +
+    '(written also as a member name or { name }); structs objects by member name; arrays arrays',
 });
 
 const VariableValue = Type.Object({
@@ -57,6 +58,11 @@ const batchNote = `at most ${maxBatchPaths} (400 BATCH_LIMIT_EXCEEDED beyond)`;
 
 const readConfig = { feature: 'Variables', policy: 'ReadAccess', plcScoped: true } as const;
 const writeConfig = { feature: 'Variables', policy: 'WriteAccess', plcScoped: true } as const;
+// A batch is one record: its paths as the target, values keyed by path.
+const batchTarget = (request: { body?: unknown }): string => {
+  const values = (request.body as { values?: unknown } | undefined)?.values;
+  return typeof values === 'object' && values !== null ? Object.keys(values).join(', ') : '';
+};
 
 export const variablesRoutes: FeaturePlugin = (app, _context) => {
   app.get(
@@ -109,9 +115,17 @@ export const variablesRoutes: FeaturePlugin = (app, _context) => {
         body: Type.Object({ value: AnyValue }),
         response: envelopeResponses(WrittenValue),
       },
-      config: writeConfig,
+      config: { ...writeConfig, audit: auditParam('variable.write', 'path') },
     },
-    async (request) => ok(await writeVariable(targetOf(request), request.params.path, request.body.value)),
+    async (request) => {
+      const { path } = request.params;
+      const written = await writeVariable(targetOf(request), path, request.body.value);
+      noteAudit(request, {
+        oldValue: written.oldValues[path] ?? null,
+        newValue: written.newValues[path] ?? null,
+      });
+      return ok(written.result);
+    },
   );
 
   app.put(
@@ -130,8 +144,24 @@ export const variablesRoutes: FeaturePlugin = (app, _context) => {
           Type.Object({ results: Type.Record(Type.String(), BatchWriteEntry, { description: 'By path' }) }),
         ),
       },
-      config: writeConfig,
+      config: { ...writeConfig, audit: { action: 'variable.write', target: batchTarget } },
     },
-    async (request) => ok(await writeVariables(targetOf(request), request.body.values)),
+    async (request) => {
+      const written = await writeVariables(targetOf(request), request.body.values);
+      const failed = Object.values(written.result.results).filter((r) => !r.written);
+      noteAudit(request, {
+        oldValue: written.oldValues,
+        newValue: written.newValues,
+        ...(failed[0] && 'error' in failed[0]
+          ? {
+              error: {
+                code: failed[0].error.code,
+                message: `${failed.length} of the paths were not written.`,
+              },
+            }
+          : {}),
+      });
+      return ok(written.result);
+    },
   );
 };

@@ -1,7 +1,7 @@
 // Variable reads and writes through the port: one path or a batch of at most 100, per-path errors in batches.
 // Values are JSON-safe as the port defines them; the driver validates writes against the PLC type.
 import { AppError, isAppError } from '../../errors.ts';
-import type { PlcTarget, PlcValue } from '../../targets/target.ts';
+import type { BatchReadItem, PlcTarget, PlcValue } from '../../targets/target.ts';
 
 export const maxBatchPaths = 100;
 
@@ -53,18 +53,37 @@ export async function readVariables(
 export type WrittenValue =
   VariableValue | { symbol: string; value: null; typeName: null; timestamp: null; readBackError: ItemError };
 
+/** A write's answer plus the value it replaced, for the audit trail. */
+export interface Written<T> {
+  result: T;
+  /** By path: the value before the write (absent where it could not be read). */
+  oldValues: Record<string, PlcValue>;
+  /** By path: the value read back after the write, for the paths written and read back. */
+  newValues: Record<string, PlcValue>;
+}
+
 /**
  * Writes, then answers the value read back: what the PLC holds now, in the same form a read gives. A
  * failed read-back does not fail the write that landed (a 5xx would invite a retry): it is reported beside it.
  */
-export async function writeVariable(target: PlcTarget, path: string, value: unknown): Promise<WrittenValue> {
+export async function writeVariable(
+  target: PlcTarget,
+  path: string,
+  value: unknown,
+): Promise<Written<WrittenValue>> {
+  const oldValues = await valueBefore(target, path);
   await target.write(path, value);
   try {
-    return await readVariable(target, path);
+    const result = await readVariable(target, path);
+    return { result, oldValues, newValues: { [path]: result.value } };
   } catch (err) {
     if (!isAppError(err)) throw err;
     const readBackError = { code: err.code, message: err.message };
-    return { symbol: path, value: null, typeName: null, timestamp: null, readBackError };
+    return {
+      result: { symbol: path, value: null, typeName: null, timestamp: null, readBackError },
+      oldValues,
+      newValues: {},
+    };
   }
 }
 
@@ -72,9 +91,11 @@ export async function writeVariable(target: PlcTarget, path: string, value: unkn
 export async function writeVariables(
   target: PlcTarget,
   values: Readonly<Record<string, unknown>>,
-): Promise<{ results: Record<string, BatchWriteEntry> }> {
+): Promise<Written<{ results: Record<string, BatchWriteEntry> }>> {
   const entries = Object.entries(values);
   checkBatchSize(entries.length);
+  const paths = entries.map(([path]) => path);
+  const oldValues = valuesOf(paths, await target.readMany(paths));
   const items = await target.writeMany(entries.map(([symbol, value]) => ({ symbol, value })));
   const results = Object.fromEntries(
     entries.map(([path], i): [string, BatchWriteEntry] => {
@@ -84,7 +105,28 @@ export async function writeVariables(
       return [path, { symbol: path, written: true }];
     }),
   );
-  return { results };
+  const written = paths.filter((path) => results[path]?.written === true);
+  const newValues = written.length ? valuesOf(written, await target.readMany(written)) : {};
+  return { result: { results }, oldValues, newValues };
+}
+
+/** The value a write replaces, for the audit; one that cannot be read does not stop the write (as in batches). */
+async function valueBefore(target: PlcTarget, path: string): Promise<Record<string, PlcValue>> {
+  try {
+    return { [path]: (await target.read(path)).value };
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return {};
+  }
+}
+
+function valuesOf(paths: readonly string[], items: readonly BatchReadItem[]): Record<string, PlcValue> {
+  const values: Record<string, PlcValue> = {};
+  paths.forEach((path, i) => {
+    const item = items[i];
+    if (item && !('error' in item)) values[path] = item.value;
+  });
+  return values;
 }
 
 function checkBatchSize(count: number): void {

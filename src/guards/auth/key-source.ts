@@ -1,9 +1,10 @@
 // Resolves the one configured token-signing key source (Auth settings) into what jose verifies against.
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createLocalJWKSet, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { ConfigError, type AuthConfig } from '../../config/schema.ts';
+import { keySourceProblem } from '../../config/cross-checks.ts';
 import { developmentSigningKey } from '../../config/development-key.ts';
 import { createOidcKeyResolver, type FetchLike } from './oidc-discovery.ts';
 
@@ -24,11 +25,14 @@ export const asymmetricAlgorithms = [
 export interface KeySource {
   /** Which setting supplied the key, for logs. */
   readonly kind: 'SigningKey' | 'UseDevelopmentKey' | 'PublicKeyFile' | 'JwksFile' | 'Authority';
-  readonly key: Uint8Array | KeyObject | JWTVerifyGetKey;
+  /** Imported once: jose keeps the WebCrypto form of a KeyObject, so no request imports a key again. */
+  readonly key: KeyObject | JWTVerifyGetKey;
   /** The only algorithms accepted: those of the configured key. */
   readonly algorithms: readonly string[];
   /** Issuer expected when `Auth.Issuer` is not set (the Authority), else undefined. */
   readonly defaultIssuer?: readonly string[];
+  /** Changes when the keys change (a JWKS rotation); absent for keys fixed at start-up. */
+  readonly generation?: () => number;
 }
 
 export interface KeySourceOptions {
@@ -38,23 +42,19 @@ export interface KeySourceOptions {
 }
 
 export async function resolveKeySource(auth: AuthConfig, options: KeySourceOptions): Promise<KeySource> {
-  const configured = (
-    ['Authority', 'JwksFile', 'PublicKeyFile', 'SigningKey', 'UseDevelopmentKey'] as const
-  ).filter((name) => (name === 'UseDevelopmentKey' ? auth.UseDevelopmentKey : auth[name] !== undefined));
-  if (configured.length !== 1) {
-    throw new ConfigError([
-      configured.length === 0
-        ? 'Auth: configure one key source: Authority, JwksFile, PublicKeyFile, SigningKey or UseDevelopmentKey'
-        : `Auth: configure only one key source (found ${configured.join(', ')})`,
-    ]);
-  }
+  // The loader checks this too; an Auth section built in code must not slip past it.
+  const problem = keySourceProblem(auth);
+  if (problem !== undefined) throw new ConfigError([problem]);
   if (auth.Authority !== undefined) {
-    const resolver = createOidcKeyResolver(auth.Authority, options.fetch ?? fetch);
+    const resolver = createOidcKeyResolver(auth.Authority, options.fetch ?? fetch, {
+      cooldownSeconds: auth.JwksCooldownSeconds,
+    });
     return {
       kind: 'Authority',
       key: resolver.getKey,
       algorithms: asymmetricAlgorithms,
       defaultIssuer: resolver.issuers,
+      generation: resolver.generation,
     };
   }
   if (auth.JwksFile !== undefined) return jwksFileSource(resolve(options.contentRoot, auth.JwksFile));
@@ -64,7 +64,7 @@ export async function resolveKeySource(auth: AuthConfig, options: KeySourceOptio
   const secret = auth.SigningKey ?? developmentSigningKey;
   return {
     kind: auth.SigningKey !== undefined ? 'SigningKey' : 'UseDevelopmentKey',
-    key: new TextEncoder().encode(secret),
+    key: createSecretKey(Buffer.from(secret, 'utf8')),
     algorithms: ['HS256'],
   };
 }

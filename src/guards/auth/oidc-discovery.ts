@@ -1,21 +1,53 @@
-// OIDC discovery for `Auth.Authority`: fetches the metadata once, then verifies against its JWKS (cached by jose).
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+// OIDC discovery for `Auth.Authority`: fetches the metadata once, then verifies against its JWKS (cached by jose,
+// refetched when a token names an unknown key id, at most once per cooldown). Counts key generations: a JWKS
+// that comes back different is a key rotation, and the tokens verified before it must be verified again.
+import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
 import { ConfigError } from '../../config/schema.ts';
 
-export type FetchLike = (url: URL, init: { signal: AbortSignal }) => Promise<Response>;
+export interface FetchInit {
+  readonly signal: AbortSignal;
+  readonly headers?: Headers;
+  /** jose fetches the JWKS without following redirects. */
+  readonly redirect?: 'manual';
+}
+
+export type FetchLike = (url: URL, init: FetchInit) => Promise<Response>;
 
 export interface OidcKeyResolver {
   readonly getKey: JWTVerifyGetKey;
+  /** Changes whenever the JWKS fetched differs from the one before (a key rotation). */
+  readonly generation: () => number;
   /** The issuer values accepted when `Auth.Issuer` is not set: the Authority with and without a trailing slash. */
   readonly issuers: readonly string[];
 }
 
 const discoveryTimeoutMs = 5000;
 
-export function createOidcKeyResolver(authority: string, fetchImpl: FetchLike): OidcKeyResolver {
+export interface OidcOptions {
+  /** Seconds between JWKS refetches caused by tokens with an unknown key id. */
+  readonly cooldownSeconds: number;
+}
+
+export function createOidcKeyResolver(
+  authority: string,
+  fetchImpl: FetchLike,
+  options: OidcOptions,
+): OidcKeyResolver {
   const base = parseAuthority(authority);
   const discoveryUrl = new URL('.well-known/openid-configuration', base);
   let jwks: Promise<JWTVerifyGetKey> | undefined;
+  let generation = 0;
+  let lastKeySet: string | undefined;
+
+  const fetchKeySet = async (url: string, init: FetchInit): Promise<Response> => {
+    const response = await fetchImpl(new URL(url), init);
+    if (response.ok) {
+      const text = await response.clone().text();
+      if (lastKeySet !== undefined && text !== lastKeySet) generation++;
+      lastKeySet = text;
+    }
+    return response;
+  };
 
   const load = async (): Promise<JWTVerifyGetKey> => {
     const response = await fetchImpl(discoveryUrl, { signal: AbortSignal.timeout(discoveryTimeoutMs) });
@@ -24,12 +56,15 @@ export function createOidcKeyResolver(authority: string, fetchImpl: FetchLike): 
     if (typeof metadata.jwks_uri !== 'string') throw new Error('OIDC discovery has no jwks_uri');
     return createRemoteJWKSet(checkedUrl(metadata.jwks_uri, 'jwks_uri'), {
       timeoutDuration: discoveryTimeoutMs,
+      cooldownDuration: options.cooldownSeconds * 1000,
+      [customFetch]: fetchKeySet,
     });
   };
 
   const trimmed = authority.replace(/\/+$/, '');
   return {
     issuers: [trimmed, `${trimmed}/`],
+    generation: () => generation,
     getKey: async (header, token) => {
       // A failed discovery is not cached, so the next request tries again once the provider is back.
       jwks ??= load().catch((err: unknown) => {

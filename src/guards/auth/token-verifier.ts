@@ -3,11 +3,18 @@ import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose'
 import type { AuthConfig } from '../../config/schema.ts';
 import { AppError } from '../../errors.ts';
 import type { KeySource } from './key-source.ts';
+import { VerifiedTokens } from './verified-tokens.ts';
+
+/** Verified tokens remembered, and for how long at most before the signature is checked again. */
+const cacheEntries = 10_000;
+const cacheTtlMs = 60_000;
 
 /** Verifies one compact JWT; throws 401 UNAUTHORIZED (invalid_token) with a caller-safe reason. */
 export interface TokenVerifier {
   readonly source: KeySource['kind'];
   verify(token: string): Promise<JWTPayload>;
+  /** The claims of a token verified earlier and still valid, without waiting; undefined when it must be verified. */
+  known(token: string): JWTPayload | undefined;
 }
 
 // Compact JWS: three base64url segments, no padding. jose's decoder tolerates '=', so the shape is checked first.
@@ -29,12 +36,23 @@ export function createTokenVerifier(
     ...(auth.Audience !== undefined ? { audience: auth.Audience } : {}),
   };
   const key = source.key;
+  const verified = new VerifiedTokens({
+    maxEntries: cacheEntries,
+    ttlMs: cacheTtlMs,
+    clockSkewMs: skew * 1000,
+  });
   return {
     source: source.kind,
+    known(token) {
+      return compactJws.test(token) ? verified.get(token, now(), source.generation?.()) : undefined;
+    },
     async verify(token) {
       if (!compactJws.test(token))
         throw invalidToken('The token is not a valid JWT (compact form, base64url).');
       const current = now();
+      const generation = source.generation?.();
+      const known = verified.get(token, current, generation);
+      if (known !== undefined) return known;
       let payload: JWTPayload;
       try {
         const at = { ...options, currentDate: new Date(current) };
@@ -48,6 +66,8 @@ export function createTokenVerifier(
       if (typeof payload.iat === 'number' && payload.iat > current / 1000 + skew) {
         throw invalidToken('The token is issued in the future.');
       }
+      // Keys that changed during this verification (a rotation): the next request verifies again.
+      if (source.generation?.() === generation) verified.set(token, payload, current, generation);
       return payload;
     },
   };

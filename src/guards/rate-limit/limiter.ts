@@ -7,6 +7,11 @@ export type LimitDecision =
   | { readonly allowed: true; readonly remaining: number }
   | { readonly allowed: false; readonly retryAfterSeconds: number };
 
+/** A limiter whose state may live elsewhere (Redis): its decision can be a promise. */
+export interface AnyLimiter {
+  take(key: string): LimitDecision | Promise<LimitDecision>;
+}
+
 /** A rate limiter partitioned by key; every call to `take` counts one request. */
 export interface Limiter {
   take(key: string): LimitDecision;
@@ -28,7 +33,11 @@ export const defaultMaxKeys = 100_000;
 
 /** Throws 429 RATE_LIMITED with Retry-After when the limiter refuses the key. */
 export function enforce(limiter: Limiter, key: string, what: string): void {
-  const decision = limiter.take(key);
+  refuseUnlessAllowed(limiter.take(key), what);
+}
+
+/** Throws 429 RATE_LIMITED with Retry-After for a refusal. */
+export function refuseUnlessAllowed(decision: LimitDecision, what: string): void {
   if (decision.allowed) return;
   const seconds = String(decision.retryAfterSeconds);
   throw new AppError('RATE_LIMITED', `Rate limit exceeded (${what}); retry after ${seconds} s.`, {

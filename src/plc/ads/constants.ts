@@ -53,6 +53,14 @@ export const RealtimeOffset = {
 
 export const IndexGroup = {
   PlcMemory: 0x4040,
+  /** Flags (%M) by byte and by bit address (byte * 8 + bit); TwinCAT.Ads PlcRWMB / PlcRWMX. */
+  PlcFlags: 0x4020,
+  PlcFlagBits: 0x4021,
+  /** Process image of the inputs (%I) and outputs (%Q), bytes and bits; TwinCAT.Ads IOImageRWIB/IX/OB/OX. */
+  PlcInputs: 0xf020,
+  PlcInputBits: 0xf021,
+  PlcOutputs: 0xf030,
+  PlcOutputBits: 0xf031,
   SymbolHandleByName: 0xf003,
   SymbolValueByName: 0xf004,
   SymbolValueByHandle: 0xf005,

@@ -12,7 +12,7 @@ import {
 import { AdsCommand, RESPONSE_FLAGS, StateFlags } from '../../plc/ads/constants.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeAmsPacket, type AmsPacket } from './protocol/frame.ts';
-import type { RequestContext } from './session.ts';
+import type { RequestContext } from './client-session.ts';
 
 export interface PortService {
   handle(request: AdsRequest, ctx: RequestContext): AdsResponse | Promise<AdsResponse>;
@@ -21,8 +21,8 @@ export interface PortService {
 export interface DispatcherOptions {
   /** NetIds this server answers for (its own and the loopback id). */
   isOwnNetId(netId: string): boolean;
-  /** The service behind an ADS port, or undefined when no such port is open right now. */
-  service(port: number): PortService | undefined;
+  /** The service behind an ADS port of a NetId, or undefined when no such port is open right now. */
+  service(port: number, netId: string): PortService | undefined;
   onUnexpectedError(err: unknown): void;
 }
 
@@ -51,7 +51,7 @@ export class Dispatcher {
     if (!this.options.isOwnNetId(h.target.netId)) {
       return responseFrame(packet, AdsErrorCode.TargetMachineNotFound, Buffer.alloc(0));
     }
-    const service = this.options.service(h.target.port);
+    const service = this.options.service(h.target.port, h.target.netId);
     if (!service) return responseFrame(packet, AdsErrorCode.TargetPortNotFound, Buffer.alloc(0));
     let request: AdsRequest;
     try {

@@ -12,7 +12,7 @@ import {
 import { toFileTime, TransmissionMode } from '../../plc/ads/constants.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { formatAmsAddress, type AmsAddress } from './protocol/net-id.ts';
-import type { ClientSession, RequestContext } from './session.ts';
+import type { ClientSession, RequestContext } from './client-session.ts';
 
 export type NotificationTarget =
   { kind: 'memory'; offset: number; size: number } | { kind: 'symbolVersion' } | { kind: 'state' };

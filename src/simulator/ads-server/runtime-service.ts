@@ -3,16 +3,17 @@
 
 import { adsStateNames } from '../../plc/ads/constants.ts';
 import type { SimulatedPlc } from '../engine/plc.ts';
+import { MemoryAreas } from './memory-areas.ts';
 import { invokeRpc } from './rpc.ts';
 import type { NotificationHub, NotificationTarget } from './notification-hub.ts';
 import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
-import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
+import { deviceInfoResponse, type AdsRequest, type AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeHandleInfo, encodeUploadInfo } from './protocol/symbol-catalog.ts';
 import type { HandleRegistry, HandleTable } from './handle-registry.ts';
 import type { HandleTarget } from './symbol-service.ts';
 import { SumDispatcher, type IndexGroupAccess } from './sum-dispatcher.ts';
-import type { RequestContext } from './session.ts';
+import type { RequestContext } from './client-session.ts';
 import { decodeName, type SymbolService } from './symbol-service.ts';
 
 /** An answer that only makes sense whole (entries, uploads): a shorter buffer is 1797, as TwinCAT answers. */
@@ -52,6 +53,7 @@ function uploadInfo(info: Buffer, length: number, sizes: readonly number[]): Buf
 
 export class RuntimeService implements IndexGroupAccess {
   readonly #sum: SumDispatcher;
+  readonly #areas: MemoryAreas;
 
   constructor(
     private readonly plc: SimulatedPlc,
@@ -61,19 +63,14 @@ export class RuntimeService implements IndexGroupAccess {
     maxSumCommands: number,
   ) {
     this.#sum = new SumDispatcher(this, maxSumCommands);
+    this.#areas = new MemoryAreas(plc);
   }
 
   handle(request: AdsRequest, ctx: RequestContext): AdsResponse {
     switch (request.command) {
       case AdsCommand.ReadDeviceInfo: {
         const info = this.plc.deviceInfo();
-        return {
-          command: request.command,
-          major: info.major,
-          minor: info.minor,
-          build: info.build,
-          name: info.deviceName,
-        };
+        return deviceInfoResponse(info, info.deviceName);
       }
       case AdsCommand.ReadState:
         return { command: request.command, ...this.state() };
@@ -125,25 +122,18 @@ export class RuntimeService implements IndexGroupAccess {
       );
   }
 
-  #memory(offset: number, length: number): Buffer {
-    const memory = this.plc.memory;
-    if (offset >= memory.length && length > 0) {
-      throw new AdsError(AdsErrorCode.InvalidIndexOffset, `Offset ${offset} is outside the data area`);
-    }
-    if (offset + length > memory.length) {
-      throw new AdsError(AdsErrorCode.InvalidSize, `${length} bytes at ${offset} exceed the data area`);
-    }
-    return memory.subarray(offset, offset + length);
+  /** Bytes of a resolved variable (handles and names always point inside the memory image). */
+  #bytes(offset: number, length: number): Buffer {
+    return Buffer.from(this.plc.memory.subarray(offset, offset + length));
   }
 
   read(ig: number, io: number, length: number, ctx: RequestContext): Buffer {
+    if (this.#areas.serves(ig)) return this.#areas.read(ig, io, length);
     switch (ig) {
-      case IndexGroup.PlcMemory:
-        return Buffer.from(this.#memory(io, length));
       case IndexGroup.SymbolValueByHandle: {
         const target = this.#handle(io, ctx);
         if (target.kind !== 'variable') throw wrongService(ig);
-        return Buffer.from(this.#memory(target.offset, Math.min(length, target.size)));
+        return this.#bytes(target.offset, Math.min(length, target.size));
       }
       case IndexGroup.SymbolVersion:
         return whole(Buffer.from([this.plc.symbolVersion]), length, 'The symbol version');
@@ -177,11 +167,11 @@ export class RuntimeService implements IndexGroupAccess {
   }
 
   write(ig: number, io: number, data: Buffer, ctx: RequestContext): void {
+    if (this.#areas.serves(ig)) {
+      this.#areas.write(ig, io, data);
+      return;
+    }
     switch (ig) {
-      case IndexGroup.PlcMemory:
-        this.#memory(io, data.length);
-        this.plc.writeRaw(io, data);
-        return;
       case IndexGroup.SymbolValueByHandle: {
         const target = this.#handle(io, ctx);
         if (target.kind !== 'variable') throw wrongService(ig);
@@ -216,6 +206,7 @@ export class RuntimeService implements IndexGroupAccess {
   }
 
   readWrite(ig: number, io: number, readLength: number, data: Buffer, ctx: RequestContext): Buffer {
+    if (this.#areas.serves(ig)) throw wrongService(ig);
     switch (ig) {
       case IndexGroup.SymbolHandleByName: {
         if (readLength < 4) {
@@ -235,7 +226,7 @@ export class RuntimeService implements IndexGroupAccess {
       }
       case IndexGroup.SymbolValueByName: {
         const r = this.symbols.resolve(decodeName(data));
-        return Buffer.from(this.#memory(r.offset, Math.min(readLength, r.size)));
+        return this.#bytes(r.offset, Math.min(readLength, r.size));
       }
       case IndexGroup.SymbolInfoByNameEx:
         return whole(this.symbols.symbolInfo(decodeName(data)), readLength, 'The symbol entry');
@@ -252,7 +243,6 @@ export class RuntimeService implements IndexGroupAccess {
         return this.#sum.write(io, data, ctx);
       case IndexGroup.SumReadWrite:
         return this.#sum.readWrite(io, data, ctx);
-      case IndexGroup.PlcMemory:
       case IndexGroup.SymbolReleaseHandle:
       case IndexGroup.SymbolVersion:
       case IndexGroup.SymbolUpload:
@@ -268,10 +258,11 @@ export class RuntimeService implements IndexGroupAccess {
 
   #notificationTarget(request: Extract<AdsRequest, { command: 6 }>, ctx: RequestContext): NotificationTarget {
     const { indexGroup: ig, indexOffset: io, length } = request;
+    if (this.#areas.serves(ig)) {
+      if (this.#areas.isBitGroup(ig)) throw wrongService(ig);
+      return { kind: 'memory', offset: this.#areas.range(ig, io, length), size: length };
+    }
     switch (ig) {
-      case IndexGroup.PlcMemory:
-        this.#memory(io, length);
-        return { kind: 'memory', offset: io, size: length };
       case IndexGroup.SymbolValueByHandle: {
         const target = this.#handle(io, ctx);
         if (target.kind !== 'variable') throw wrongService(ig);

@@ -5,8 +5,9 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import { adsStateNames } from '../../plc/ads/constants.ts';
 import type { SimulatedPlc } from '../engine/plc.ts';
-import { AdsConnection } from './connection.ts';
+import { AdsConnection } from './client-connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
+import { EtherCatRouting } from './ethercat-routing.ts';
 import { FileService } from './file-service.ts';
 import { HandleRegistry } from './handle-registry.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
@@ -44,6 +45,18 @@ export interface AdsServerOptions {
   realtime?: RealtimeSettings;
   /** Failures that are bugs rather than bad requests (the request is answered with error 1792). */
   onError?: (err: unknown) => void;
+  /** What happens to client connections (for logs and diagnostics). */
+  onClient?: (event: ClientEvent) => void;
+}
+
+/**
+ * A client connected or closed, or stalled: it stopped reading, so the server stopped answering (and
+ * reading) it until it takes the answers it has been sent.
+ */
+export interface ClientEvent {
+  kind: 'connected' | 'closed' | 'stalled';
+  /** The client's id, as in stats(). */
+  id: number;
 }
 
 export interface UdpOptions {
@@ -127,10 +140,14 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
   const runtime = new RuntimeService(plc, symbols, hub, handles, options.maxSumCommands ?? 10_000);
   const system: SystemService = new SystemService(plc, new FileService(plc.files), () => realtime);
   const realtime = new RealtimeService(options.realtime ?? quietRealtimeSettings(), () => system.running);
+  // The I/O server on our NetId, and every EtherCAT master on its own NetId, as a TwinCAT router routes them.
+  const ethercat = new EtherCatRouting(plc.ethercat, netId);
   const dispatcher = new Dispatcher({
-    isOwnNetId: (id) => id === netId || id === LOOPBACK_NET_ID,
-    service: (port): PortService | undefined => {
+    isOwnNetId: (id) => id === netId || id === LOOPBACK_NET_ID || ethercat.isMasterNetId(id),
+    service: (port, target): PortService | undefined => {
+      if (ethercat.isMasterNetId(target)) return ethercat.master(target, port);
       if (port === AdsPort.SystemService) return system;
+      if (port === ethercat.ioPort) return ethercat.io;
       if (port === AdsPort.Realtime) return realtime;
       if (port === adsPort && system.running) return runtime;
       return undefined;
@@ -180,7 +197,9 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
       hub.dropSession(c);
       // A router port closes with its connection; a fixed address keeps its handles for its next one.
       if (c.assigned) handles.drop(c.assigned);
+      options.onClient?.({ kind: 'closed', id: c.id });
     },
+    onStalled: (c: AdsConnection) => options.onClient?.({ kind: 'stalled', id: c.id }),
   };
 
   return {
@@ -192,7 +211,9 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
           socket.destroy();
           return;
         }
-        connections.add(new AdsConnection(nextConnection++, socket, connectionHost));
+        const connection = new AdsConnection(nextConnection++, socket, connectionHost);
+        connections.add(connection);
+        options.onClient?.({ kind: 'connected', id: connection.id });
       });
       server = s;
       return new Promise<AddressInfo>((resolve, reject) => {

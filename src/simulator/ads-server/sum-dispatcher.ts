@@ -13,7 +13,7 @@ import {
   encodeSumWriteResponse,
   type SumResult,
 } from './protocol/sum-commands.ts';
-import type { RequestContext } from './session.ts';
+import type { RequestContext } from './client-session.ts';
 
 /** Single-command access to the index groups, which each sub-command goes through. */
 export interface IndexGroupAccess {

@@ -5,7 +5,7 @@ import type { SimulatedPlc } from '../engine/plc.ts';
 import type { ResolvedPath } from '../../plc/symbol-path.ts';
 import type { MethodDef, StructType } from '../../plc/types.ts';
 import { typeKey } from './protocol/ads-types.ts';
-import { IndexGroup } from '../../plc/ads/constants.ts';
+import { locate } from './protocol/area-groups.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { buildSymbolCatalog, type SymbolCatalog } from './protocol/symbol-catalog.ts';
 import { encodeDataTypeEntry, encodeSymbolEntry } from './protocol/type-entries.ts';
@@ -55,7 +55,7 @@ export class SymbolService {
     const program = this.plc.program;
     let catalog = catalogs.get(program);
     if (!catalog) {
-      catalog = buildSymbolCatalog(program.symbols, program.types.declaredTypes());
+      catalog = buildSymbolCatalog(program.symbols, program.types.declaredTypes(), program.areas);
       catalogs.set(program, catalog);
     }
     return catalog;
@@ -76,8 +76,7 @@ export class SymbolService {
     return encodeSymbolEntry({
       name: r.path,
       type: r.type,
-      indexGroup: IndexGroup.PlcMemory,
-      indexOffset: r.offset,
+      ...locate(this.plc.program.areas, r.offset),
       comment: r.comment,
     });
   }

@@ -5,9 +5,9 @@ import type { SimulatedPlc } from '../engine/plc.ts';
 import type { FileService } from './file-service.ts';
 import type { RealtimeService } from './realtime-service.ts';
 import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
-import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
+import { deviceInfoResponse, type AdsRequest, type AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
-import type { RequestContext } from './session.ts';
+import type { RequestContext } from './client-session.ts';
 
 const EXTENDED_STATE_LENGTH = 16;
 /** Reported platform and OS ids of the extended state (x64, Windows NT). */
@@ -31,16 +31,8 @@ export class SystemService {
 
   handle(request: AdsRequest, ctx: RequestContext): AdsResponse | Promise<AdsResponse> {
     switch (request.command) {
-      case AdsCommand.ReadDeviceInfo: {
-        const info = this.plc.deviceInfo();
-        return {
-          command: request.command,
-          major: info.major,
-          minor: info.minor,
-          build: info.build,
-          name: 'TwinCAT System',
-        };
-      }
+      case AdsCommand.ReadDeviceInfo:
+        return deviceInfoResponse(this.plc.deviceInfo(), 'TwinCAT System');
       case AdsCommand.ReadState:
         return { command: request.command, adsState: this.#state(), deviceState: 0 };
       case AdsCommand.WriteControl:

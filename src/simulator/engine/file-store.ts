@@ -78,11 +78,7 @@ export class MemoryFileStore implements FileStore {
 
   remove(path: string): Promise<void> {
     return settle(() => {
-      const segments = splitFilePath(path);
-      const name = segments.pop() ?? '';
-      const parent = this.#find(segments);
-      const node = parent?.kind === 'dir' ? parent.children.get(name) : undefined;
-      if (!parent || parent.kind !== 'dir' || !node) throw fileNotFound(path);
+      const { parent, name, node } = this.#entry(path);
       if (node.kind === 'dir' && node.children.size > 0) {
         throw new AppError('VALIDATION_ERROR', `Folder '${path}' is not empty.`);
       }
@@ -93,11 +89,7 @@ export class MemoryFileStore implements FileStore {
 
   rename(from: string, to: string): Promise<void> {
     return settle(() => {
-      const source = splitFilePath(from);
-      const sourceName = source.pop() ?? '';
-      const sourceParent = this.#find(source);
-      const node = sourceParent?.kind === 'dir' ? sourceParent.children.get(sourceName) : undefined;
-      if (!sourceParent || sourceParent.kind !== 'dir' || !node) throw fileNotFound(from);
+      const { parent: sourceParent, name: sourceName, node } = this.#entry(from);
       if (node.kind !== 'file') throw new AppError('VALIDATION_ERROR', `'${from}' is a folder.`);
       const target = splitFilePath(to);
       const targetName = target.pop() ?? '';
@@ -129,6 +121,16 @@ export class MemoryFileStore implements FileStore {
       dir = next;
     }
     return dir;
+  }
+
+  /** The file or folder at `path` with the folder holding it; FILE_NOT_FOUND when there is none. */
+  #entry(path: string): { parent: DirNode; name: string; node: FileNode | DirNode } {
+    const segments = splitFilePath(path);
+    const name = segments.pop() ?? '';
+    const parent = this.#find(segments);
+    const node = parent?.kind === 'dir' ? parent.children.get(name) : undefined;
+    if (!parent || parent.kind !== 'dir' || !node) throw fileNotFound(path);
+    return { parent, name, node };
   }
 
   #find(segments: readonly string[]): FileNode | DirNode | undefined {

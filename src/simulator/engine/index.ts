@@ -7,6 +7,8 @@ export {
   type MethodDecl,
   type TypeRef,
 } from './type-registry.ts';
+export { declareType, declareVariable, type TypeDeclaration } from './declarations.ts';
+export { areaAt, layoutAreas, type AreaName, type MemoryArea } from './located-areas.ts';
 export {
   Program,
   ProgramBuilder,
@@ -15,7 +17,7 @@ export {
   type MethodOutcome,
   type SymbolOptions,
 } from './program.ts';
-export { findMethod, type MethodResult } from './invoke.ts';
+export type { MethodResult } from './invoke.ts';
 export type { Watch, WatchChange, WatchOptions } from './watch.ts';
 export { MemoryFileStore, type FileStore } from './file-store.ts';
 export { SimulatedPlc, type PlcDeviceInfo, type PreparedWrite, type SimulatedPlcOptions } from './plc.ts';

@@ -1,24 +1,11 @@
 // Method calls on function block instances: parameters checked and encoded with the codec, results normalised.
 import { AppError } from '../../errors.ts';
 import { decode, encode } from '../../plc/codec.ts';
-import { methodOf, orderedInputs } from '../../plc/methods.ts';
-import type { MethodDef, MethodResult, PlcType, PlcValue } from '../../plc/types.ts';
+import { findMethod, orderedInputs, returnMemberOf } from '../../plc/methods.ts';
+import type { MethodArguments, MethodDef, MethodResult, PlcType, PlcValue } from '../../plc/types.ts';
 import type { MethodContext, MethodPlc, Program } from './program.ts';
 
 export type { MethodResult };
-
-/** The method of the instance at `instancePath`; SYMBOL_NOT_FOUND when either does not exist. */
-export function findMethod(program: Program, instancePath: string, methodName: string): MethodContextBase {
-  const r = program.resolve(instancePath);
-  const type = r.type;
-  const method = methodOf(type, methodName);
-  if (type.kind !== 'struct' || !method) {
-    throw new AppError('SYMBOL_NOT_FOUND', `Method '${instancePath}#${methodName}' not found.`);
-  }
-  return { instancePath: r.path, offset: r.offset, type, method };
-}
-
-export type MethodContextBase = Omit<MethodContext, 'plc'>;
 
 /** Calls a method of `program` on the PLC `plc` that holds the program's memory. */
 export function invokeMethod(
@@ -26,10 +13,15 @@ export function invokeMethod(
   plc: MethodPlc,
   instancePath: string,
   methodName: string,
-  parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
+  parameters: MethodArguments,
 ): MethodResult {
-  const base = findMethod(program, instancePath, methodName);
-  const { method } = base;
+  const { instance, type, method } = findMethod((path) => program.resolve(path), instancePath, methodName);
+  const base: Omit<MethodContext, 'plc'> = {
+    instancePath: instance.path,
+    offset: instance.offset,
+    type,
+    method,
+  };
   const label = `${base.instancePath}#${method.name}`;
   const impl = program.method(base.type.name, method.name);
   if (!impl) throw new AppError('ADS_ERROR', `${label} is not callable (no RPC implementation).`);
@@ -50,13 +42,13 @@ export function invokeMethod(
           ? decode(p.type, Buffer.alloc(p.type.size), 0)
           : normaliseOutput(p.type, v, `${label}.${p.name}`);
   }
-  return { returnValue, outParameters };
+  return { returnValue, outParameters, ...returnMemberOf(method, returnValue) };
 }
 
 function normaliseInputs(
   method: MethodDef,
   label: string,
-  parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
+  parameters: MethodArguments,
 ): Record<string, PlcValue> {
   const inputs: Record<string, PlcValue> = {};
   for (const { parameter, value } of orderedInputs(method, label, parameters)) {

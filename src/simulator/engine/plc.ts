@@ -1,12 +1,13 @@
 // SimulatedPlc: the memory image of a Program, with typed and raw access, state, watches, methods and files.
 import { AppError } from '../../errors.ts';
 import type { AdsStateName } from '../../plc/ads/constants.ts';
-import { decode, encodeInto, encodeOver } from '../../plc/codec.ts';
+import { decode, encodeInto, encodeOver, type NonMemberSink } from '../../plc/codec.ts';
 import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
 import type { ResolvedPath } from '../../plc/symbol-path.ts';
 import type { Program } from './program.ts';
-import type { PlcType, PlcValue } from '../../plc/types.ts';
+import type { EtherCatSystem } from '../ethercat/system.ts';
+import type { PlcType, PlcValue, MethodArguments } from '../../plc/types.ts';
 import { WatchSet, type Watch, type WatchChange, type WatchOptions } from './watch.ts';
 
 export interface PlcDeviceInfo {
@@ -25,6 +26,8 @@ export interface SimulatedPlcOptions {
   deviceName?: string;
   /** `major.minor.build`. */
   version?: string;
+  /** The system's EtherCAT masters, when it has any. */
+  ethercat?: EtherCatSystem;
 }
 
 /** A write validated and encoded, ready to commit. */
@@ -40,6 +43,8 @@ type Listener<A extends unknown[]> = (...args: A) => void;
 
 export class SimulatedPlc {
   readonly files: FileStore;
+  /** The EtherCAT masters of the simulated system (its I/O server), when it has any. */
+  readonly ethercat: EtherCatSystem | undefined;
   readonly #clock: () => number;
   readonly #deviceName: string;
   readonly #version: string;
@@ -55,6 +60,7 @@ export class SimulatedPlc {
   constructor(program: Program, options: SimulatedPlcOptions = {}) {
     this.#clock = options.clock ?? Date.now;
     this.files = options.files ?? new MemoryFileStore(this.#clock);
+    this.ethercat = options.ethercat;
     this.#deviceName = options.deviceName ?? 'Plc30 App';
     this.#version = options.version ?? '3.1.4024';
     this.#program = program;
@@ -141,7 +147,7 @@ export class SimulatedPlc {
   }
 
   /** Validates and encodes without writing: TYPE_MISMATCH or SYMBOL_NOT_FOUND leave memory untouched. */
-  prepareWrite(path: string, value: unknown): PreparedWrite {
+  prepareWrite(path: string, value: unknown, onNonMember?: NonMemberSink): PreparedWrite {
     const r = this.#program.resolve(path);
     const current = this.#memory.subarray(r.offset, r.offset + r.size);
     return {
@@ -149,7 +155,7 @@ export class SimulatedPlc {
       type: r.type,
       offset: r.offset,
       value,
-      bytes: encodeOver(r.type, current, value, r.path),
+      bytes: encodeOver(r.type, current, value, r.path, onNonMember),
     };
   }
 
@@ -235,11 +241,7 @@ export class SimulatedPlc {
     return this.#watches.size;
   }
 
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): MethodResult {
+  invoke(instancePath: string, method: string, parameters: MethodArguments): MethodResult {
     return invokeMethod(this.program, this, instancePath, method, parameters);
   }
 

@@ -2,7 +2,9 @@
 import { AppError } from '../../errors.ts';
 import { encode } from '../../plc/codec.ts';
 import { alignUp, alignmentOf, maxTypeSize } from '../../plc/memory-layout.ts';
+import { parseIecLocation, type IecLocation } from '../../plc/iec-location.ts';
 import { resolvePath, type ResolvedPath } from '../../plc/symbol-path.ts';
+import { areaAt, layoutAreas, type MemoryArea } from './located-areas.ts';
 import { symbolNode, symbolTree } from '../../plc/symbol-tree.ts';
 import {
   TypeRegistry,
@@ -49,6 +51,8 @@ export interface SymbolOptions {
   comment?: string;
   /** Initial value (JSON, validated by the codec); zero bytes otherwise. */
   value?: unknown;
+  /** `AT %MB0`-style location in the flags (%M), inputs (%I) or outputs (%Q) area. */
+  location?: string;
 }
 
 const symbolName = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -60,6 +64,8 @@ export class ProgramBuilder {
   readonly #byName = new Map<string, SymbolDef>();
   readonly #values: Array<{ offset: number; bytes: Buffer }> = [];
   readonly #methods = new Map<string, MethodImpl>();
+  /** Located symbols: their place in #symbols, placed by build() once every area's size is known. */
+  readonly #located: Array<{ index: number; def: SymbolDef; location: IecLocation; bytes?: Buffer }> = [];
   #next = 0;
   #built = false;
 
@@ -100,7 +106,7 @@ export class ProgramBuilder {
     return this;
   }
 
-  /** Allocates the next aligned offset for a top-level symbol. */
+  /** Allocates the next aligned offset for a top-level symbol; a located symbol's offset is set by build(). */
   symbol(name: string, type: TypeRef, options: SymbolOptions = {}): SymbolDef {
     this.#checkOpen();
     if (!symbolName.test(name)) throw new AppError('VALIDATION_ERROR', `Invalid symbol name '${name}'.`);
@@ -109,6 +115,15 @@ export class ProgramBuilder {
     }
     const t = this.types.resolve(type);
     const bytes = options.value === undefined ? undefined : encode(t, options.value, name);
+    if (options.location !== undefined) {
+      const location = parseIecLocation(options.location);
+      // The offset is known at build(): the located areas follow the data area.
+      const def: SymbolDef = Object.freeze({ name, type: t, offset: -1, comment: options.comment ?? '' });
+      this.#located.push({ index: this.#symbols.length, def, location, ...(bytes ? { bytes } : {}) });
+      this.#symbols.push(def);
+      this.#byName.set(name.toUpperCase(), def);
+      return def;
+    }
     const offset = alignUp(this.#next, alignmentOf(t));
     if (offset + t.size > maxTypeSize) throw new AppError('VALIDATION_ERROR', 'The program is too large.');
     const def: SymbolDef = Object.freeze({ name, type: t, offset, comment: options.comment ?? '' });
@@ -127,9 +142,20 @@ export class ProgramBuilder {
     this.#checkOpen();
     this.#built = true;
     this.types.seal();
-    const image = Buffer.alloc(alignUp(this.#next, 8));
+    const { areas, offsets } = layoutAreas(
+      alignUp(this.#next, 8),
+      this.#located.map((l) => ({ type: l.def.type, location: l.location })),
+    );
+    const last = areas[areas.length - 1];
+    const image = Buffer.alloc(last ? last.offset + last.size : 0);
     for (const v of this.#values) v.bytes.copy(image, v.offset);
-    return new Program(this.types, Object.freeze([...this.#symbols]), image, new Map(this.#methods));
+    const symbols = [...this.#symbols];
+    this.#located.forEach((l, i) => {
+      const offset = offsets[i] ?? 0;
+      symbols[l.index] = Object.freeze({ ...l.def, offset });
+      l.bytes?.copy(image, offset);
+    });
+    return new Program(this.types, Object.freeze(symbols), image, new Map(this.#methods), areas);
   }
 
   #checkOpen(): void {
@@ -147,6 +173,8 @@ export class Program {
   readonly symbols: readonly SymbolDef[];
   /** Bytes of the data area (IG 0x4040 in ADS terms). */
   readonly size: number;
+  /** The data area, then the flags (%M), inputs (%I) and outputs (%Q) areas, in memory order. */
+  readonly areas: readonly MemoryArea[];
   readonly #image: Buffer;
   readonly #methods: ReadonlyMap<string, MethodImpl>;
   readonly #byName: ReadonlyMap<string, SymbolDef>;
@@ -158,10 +186,12 @@ export class Program {
     symbols: readonly SymbolDef[],
     image: Buffer,
     methods: ReadonlyMap<string, MethodImpl>,
+    areas: readonly MemoryArea[] = [{ name: 'data', offset: 0, size: image.length }],
   ) {
     this.types = types;
     this.symbols = symbols;
-    this.size = image.length;
+    this.areas = Object.freeze(areas.map((a) => Object.freeze({ ...a })));
+    this.size = this.areas[0]?.size ?? image.length;
     this.#image = image;
     this.#methods = methods;
     this.#byName = new Map(symbols.map((s) => [s.name.toUpperCase(), s] as const));
@@ -170,6 +200,11 @@ export class Program {
   /** A fresh copy of the initial memory image. */
   createMemory(): Buffer {
     return Buffer.from(this.#image);
+  }
+
+  /** The area an absolute offset lies in. */
+  areaAt(offset: number): MemoryArea {
+    return areaAt(this.areas, offset);
   }
 
   /** A top-level symbol by name, case-insensitive. */

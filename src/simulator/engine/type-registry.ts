@@ -1,8 +1,8 @@
 // The program's type system: user structs, function blocks and enums by name, plus derived array types.
 import { AppError } from '../../errors.ts';
-import { arrayType, primitiveType, stringType, structType } from '../../plc/memory-layout.ts';
+import { structType } from '../../plc/memory-layout.ts';
 import { enumBaseRanges } from '../../plc/scalar-codec.ts';
-import { parseTypeName, type TypeExpr } from '../../plc/type-names.ts';
+import { parseTypeName, typeExprName, typeFromExpr, type TypeExpr } from '../../plc/type-names.ts';
 import type {
   EnumType,
   MethodDef,
@@ -50,7 +50,7 @@ export class TypeRegistry {
     if (typeof ref !== 'string') return ref;
     const known = this.#declared.get(ref.trim().toUpperCase()) ?? this.#derived.get(ref.trim().toUpperCase());
     if (known) return known;
-    const type = this.#build(parseTypeName(ref), ref);
+    const type = this.#build(parseTypeName(ref));
     // Every type the program uses is resolved before it is sealed; names asked for later are only
     // remembered up to the limit, so a caller naming ever new types cannot grow the registry.
     const remember = !this.#sealed || this.#derived.size < derivedTypeLimit;
@@ -156,36 +156,17 @@ export class TypeRegistry {
     if (this.#declared.has(name.toUpperCase())) throw bad(`Type ${name} is already declared.`);
   }
 
-  #build(expr: TypeExpr, text: string): PlcType {
-    switch (expr.kind) {
-      case 'primitive':
-        return primitiveType(expr.name);
-      case 'string':
-        return stringType(expr.length, expr.wide);
-      case 'array':
-        return arrayType(this.resolve(typeExprName(expr.element, text)), expr.dimensions);
-      case 'named': {
-        const t = this.#declared.get(expr.name.toUpperCase());
-        if (!t) throw new AppError('TYPE_NOT_FOUND', `Type ${expr.name} is not declared.`);
+  #build(expr: TypeExpr): PlcType {
+    return typeFromExpr(
+      expr,
+      (name) => {
+        const t = this.#declared.get(name.toUpperCase());
+        if (!t) throw new AppError('TYPE_NOT_FOUND', `Type ${name} is not declared.`);
         return t;
-      }
-    }
-  }
-}
-
-/** Writes an element expression back as text so nested arrays go through the cache. */
-function typeExprName(expr: TypeExpr, original: string): string {
-  switch (expr.kind) {
-    case 'primitive':
-      return expr.name;
-    case 'string':
-      return `${expr.wide ? 'WSTRING' : 'STRING'}(${expr.length})`;
-    case 'named':
-      return expr.name;
-    case 'array': {
-      const dims = expr.dimensions.map((d) => `${d.start}..${d.start + d.length - 1}`).join(',');
-      return `ARRAY [${dims}] OF ${typeExprName(expr.element, original)}`;
-    }
+      },
+      // Elements go through resolve() by name so nested arrays are cached (and listed) like any other.
+      (element) => this.resolve(typeExprName(element)),
+    );
   }
 }
 

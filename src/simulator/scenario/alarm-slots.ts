@@ -2,7 +2,7 @@
 // acknowledge edit memory the way a PLC alarm function block does (an alarm ends by IsActive := FALSE).
 import { decode, encode, stringType } from '../engine/index.ts';
 import type { HmiBindings } from './bindings.ts';
-import { errorTypeMembers } from './layout.ts';
+import { errorTypeMembers } from './hmi-layout.ts';
 import type { AlarmDefinition } from './schema.ts';
 
 const keyType = stringType(80);

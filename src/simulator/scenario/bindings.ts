@@ -1,7 +1,7 @@
 // Absolute memory offsets of the gvl-hmi/1 symbols in a built program, and which revision areas a byte
 // range belongs to (to attribute external writes). Computed once so the scan loop does no path lookups.
 import type { Program } from '../engine/index.ts';
-import { axisFields, machineFields, Rev, revisionMembers, type FieldSpec } from './layout.ts';
+import { axisFields, machineFields, Rev, revisionMembers, type FieldSpec } from './hmi-layout.ts';
 
 export interface Span {
   start: number;

@@ -13,8 +13,9 @@ import {
   timestampFields,
   typeNames,
   type FieldSpec,
-} from './layout.ts';
+} from './hmi-layout.ts';
 import type { ScenarioDefinition } from './schema.ts';
+import { errorEntryMembers } from '../../plc/index.ts';
 
 /** Bytes written to `offset` on load and on every reset; resolved to offsets after build. */
 export interface SeedBlock {
@@ -68,16 +69,7 @@ export function declareHmiProgram(
     typeNames.timestamp,
     timestampFields.map((name) => ({ name, type: 'WORD' })),
   );
-  builder.struct(typeNames.errorEntry, [
-    { name: 'sKey', type: 'STRING' },
-    { name: 'Id', type: 'STRING' },
-    { name: 'ErrorCode', type: 'DINT' },
-    { name: 'ErrorType', type: typeNames.errorType },
-    { name: 'IsActive', type: 'BOOL' },
-    { name: 'NeedsAck', type: 'BOOL' },
-    { name: 'IsAcked', type: 'BOOL' },
-    { name: 'PLCTimeStamp', type: typeNames.timestamp },
-  ]);
+  builder.struct(typeNames.errorEntry, errorEntryMembers);
   builder.struct(typeNames.header, members(headerFields));
   builder.struct(typeNames.machine, members(machineFields));
   builder.struct(typeNames.axis, members(axisFields));

@@ -1,6 +1,6 @@
 // The nine stRev change counters: kept in the runtime (the source of truth) and mirrored to PLC memory.
 // They only advance (modulo 2^32), across resets too, so a subscriber never sees a value twice.
-import { revisionMembers } from './layout.ts';
+import { revisionMembers } from './hmi-layout.ts';
 
 export class RevisionCounters {
   readonly #values: Uint32Array;

@@ -5,7 +5,7 @@ import { AlarmSlots } from './alarm-slots.ts';
 import { areasTouched, bindHmi, type HmiBindings } from './bindings.ts';
 import type { HmiDeclaration } from './declare.ts';
 import { stepAxis, type AxisMotion } from './kinematics.ts';
-import { Rev } from './layout.ts';
+import { Rev } from './hmi-layout.ts';
 import { RevisionCounters } from './revisions.ts';
 import type { ScenarioDefinition } from './schema.ts';
 import { compileScript, type CompiledStep } from './script.ts';
@@ -64,6 +64,7 @@ export class HmiRuntime {
         this.#declaration.root,
         this.#scenario.scanMs,
         this.#scenario.maxAxes,
+        this.#scenario.ethercat,
       );
       this.#once = script.filter((s) => s.period === 0);
       this.#repeats = script.filter((s) => s.period > 0);
@@ -147,6 +148,9 @@ export class HmiRuntime {
         return this.#alarms.clear(this.#mem, a.key) ? Rev.alarms : 0;
       case 'fail':
         throw new ScriptFailure(a.message);
+      case 'ethercat':
+        this.#plc.ethercat?.apply(a.action);
+        return 0;
     }
   }
 
@@ -231,6 +235,7 @@ export class HmiRuntime {
     if (revs !== 0) this.#counters.bump(revs, this.#view);
     this.#cursor = 0;
     this.#clockBase = this.#plc.now();
+    this.#plc.ethercat?.reset();
     // A reset is an operator action like a write: subscribers hear it now, not at their next cycle.
     this.#plc.sample({ immediate: true });
   }

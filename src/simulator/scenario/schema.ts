@@ -1,7 +1,8 @@
 // The built-in JSON schema of machine.yaml (contract gvl-hmi/1): the single source of scenario validation.
 // `errorMessage` annotations (a string, or one per keyword) replace ajv's generic wording (validate.ts).
 import { Type, type Static } from '@sinclair/typebox';
-import { contractId, errorTypeMembers, partSlots, type ErrorTypeName } from './layout.ts';
+import { EtherCatSection, EtherCatStep } from './ethercat-schema.ts';
+import { contractId, errorTypeMembers, partSlots, type ErrorTypeName } from './hmi-layout.ts';
 
 const identifier = '^[A-Za-z_][A-Za-z0-9_]*$';
 const name = '[A-Za-z0-9_-]+';
@@ -103,6 +104,58 @@ const Step = Type.Object(
     raise: Type.Optional(Type.String({ minLength: 1 })),
     clear: Type.Optional(Type.String({ minLength: 1 })),
     fail: Type.Optional(Type.String({ minLength: 1 })),
+    ethercat: Type.Optional(EtherCatStep),
+  },
+  { additionalProperties: false },
+);
+
+// The program's own types and variables, for reproducing a test program (arrays, structs, AT locations).
+const TypeDecl = Type.Object(
+  {
+    name: Type.String({ pattern: identifier, errorMessage: { pattern: 'must be an IEC identifier' } }),
+    members: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({
+              pattern: identifier,
+              errorMessage: { pattern: 'must be an IEC identifier' },
+            }),
+            type: Type.String({ minLength: 1 }),
+            comment: Type.Optional(Type.String()),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1 },
+      ),
+    ),
+    enum: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            name: Type.String({
+              pattern: identifier,
+              errorMessage: { pattern: 'must be an IEC identifier' },
+            }),
+            value: Type.Integer(),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1 },
+      ),
+    ),
+    base: Type.Optional(Type.String({ minLength: 1 })),
+    comment: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const Variable = Type.Object(
+  {
+    type: Type.String({ minLength: 1 }),
+    value: Type.Optional(Type.Unknown()),
+    location: Type.Optional(Type.String({ minLength: 1, description: 'AT location, e.g. %MB0, %IW2, %Q*' })),
+    comment: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
@@ -130,6 +183,9 @@ export const ScenarioSchema = Type.Object(
     axes: Type.Array(Axis, { default: [] }),
     alarms: Type.Array(Alarm, { default: [] }),
     script: Type.Array(Step, { default: [] }),
+    types: Type.Array(TypeDecl, { default: [] }),
+    variables: Type.Record(Type.String({ minLength: 1 }), Variable, { default: {} }),
+    ethercat: Type.Optional(EtherCatSection),
   },
   { additionalProperties: false },
 );
@@ -140,3 +196,5 @@ export type AxisDefinition = ScenarioDefinition['axes'][number];
 export type AlarmDefinition = ScenarioDefinition['alarms'][number];
 export type ScriptStepDefinition = ScenarioDefinition['script'][number];
 export type MachineSeed = ScenarioDefinition['machine'];
+export type EtherCatSectionDefinition = NonNullable<ScenarioDefinition['ethercat']>;
+export type EtherCatStepDefinition = NonNullable<ScriptStepDefinition['ethercat']>;

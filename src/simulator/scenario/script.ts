@@ -4,14 +4,17 @@
 // it fires again each period after that. Steps firing in the same scan run in file order.
 import type { Program } from '../engine/index.ts';
 import { encode } from '../engine/index.ts';
-import { resolveScriptPath } from './layout.ts';
-import type { ScriptStepDefinition } from './schema.ts';
+import { resolveScriptPath } from './hmi-layout.ts';
+import type { EtherCatAction } from '../ethercat/system.ts';
+import { etherCatAction, isProblem } from './ethercat-validate.ts';
+import type { EtherCatSectionDefinition, ScriptStepDefinition } from './schema.ts';
 
 export type ScriptAction =
   | { kind: 'set'; path: string; offset: number; bytes: Buffer; revs: number }
   | { kind: 'raise'; key: string }
   | { kind: 'clear'; key: string }
-  | { kind: 'fail'; message: string };
+  | { kind: 'fail'; message: string }
+  | { kind: 'ethercat'; action: EtherCatAction };
 
 export interface CompiledStep {
   /** The first scan it fires in. */
@@ -29,7 +32,18 @@ export function stepCycle(step: Pick<ScriptStepDefinition, 'atCycle' | 'atMs'>, 
   return Math.max(1, Math.ceil((step.atMs ?? 0) / scanMs));
 }
 
-function action(step: ScriptStepDefinition, program: Program, root: string, maxAxes: number): ScriptAction {
+function action(
+  step: ScriptStepDefinition,
+  program: Program,
+  root: string,
+  maxAxes: number,
+  ethercat: EtherCatSectionDefinition | undefined,
+): ScriptAction {
+  if (step.ethercat) {
+    const a = etherCatAction(step.ethercat, ethercat);
+    if (isProblem(a)) throw new Error(`script ethercat step: ${a.message}`);
+    return { kind: 'ethercat', action: a };
+  }
   if (step.set) {
     const target = resolveScriptPath(step.set.path, maxAxes);
     if (typeof target === 'string') throw new Error(`script path ${step.set.path}: ${target}`);
@@ -61,13 +75,14 @@ export function compileScript(
   root: string,
   scanMs: number,
   maxAxes: number,
+  ethercat?: EtherCatSectionDefinition,
 ): CompiledStep[] {
   return steps
     .map((s, i) => ({
       cycle: stepCycle(s, scanMs),
       period: stepPeriod(s, scanMs),
       order: i,
-      action: action(s, program, root, maxAxes),
+      action: action(s, program, root, maxAxes, ethercat),
     }))
     .sort((a, b) => a.cycle - b.cycle || a.order - b.order);
 }

@@ -37,6 +37,8 @@ export class ScenarioSimulation {
   #state: SimulationStateName = 'Stopped';
   #cycles = 0;
   #error: string | null = null;
+  /** The PLC runtime is not in Run: no scan runs, whatever the simulation state says. */
+  #halted = false;
 
   constructor(runtime: ScanRuntime, options: SimulationOptions) {
     this.#runtime = runtime;
@@ -63,6 +65,12 @@ export class ScenarioSimulation {
       throw new AppError('VALIDATION_ERROR', 'cycles must be a positive integer.');
     }
     this.#gate('step');
+    if (this.#halted) {
+      throw new AppError(
+        'SIMULATION_CONFLICT',
+        'The PLC runtime is stopped (ADS state Stop): no scan runs until it is started again.',
+      );
+    }
     for (let i = 0; i < cycles; i++) {
       const failure = this.#scan();
       if (failure) throw new AppError('INTERNAL_ERROR', failure.message);
@@ -94,6 +102,17 @@ export class ScenarioSimulation {
     return this.state();
   }
 
+  /**
+   * The PLC runtime left Run (true) or came back (false). Like a PLC task, the scan stops and resumes; a
+   * Running simulation stays Running and picks up where it stopped.
+   */
+  setHalted(halted: boolean): void {
+    if (halted === this.#halted) return;
+    this.#halted = halted;
+    if (halted) this.#pump.stop();
+    else if (this.#state === 'Running') this.#pump.start();
+  }
+
   /** Stops the pump for good (target shutdown). */
   close(): void {
     this.#pump.stop();
@@ -107,7 +126,7 @@ export class ScenarioSimulation {
 
   #start(): void {
     this.#state = 'Running';
-    this.#pump.start();
+    if (!this.#halted) this.#pump.start();
   }
 
   /** One scan; on failure the simulation is Faulted and the error is returned. */

@@ -2,7 +2,10 @@
 // a schema cannot express. Every problem is located by JSON Pointer.
 import { Ajv, type ErrorObject } from 'ajv';
 import { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
-import { checkLeafValue, resolveScriptPath } from './layout.ts';
+import { checkLeafValue, resolveScriptPath } from './hmi-layout.ts';
+import { ProgramBuilder } from '../engine/program.ts';
+import { declareScenarioTypes, declareScenarioVariables } from './declare-extensions.ts';
+import { checkEtherCatSection, etherCatAction, isProblem } from './ethercat-validate.ts';
 
 /** One validation problem: where (a JSON Pointer into machine.yaml) and what. */
 export interface ScenarioProblem {
@@ -137,9 +140,9 @@ function checkScript(doc: Record<string, unknown>, out: ScenarioProblem[]): void
     if ('every' in step && 'everyMs' in step) {
       out.push({ pointer: at, message: 'must have at most one of every, everyMs' });
     }
-    const actions = ['set', 'raise', 'clear', 'fail'].filter((k) => k in step);
+    const actions = ['set', 'raise', 'clear', 'fail', 'ethercat'].filter((k) => k in step);
     if (actions.length !== 1)
-      out.push({ pointer: at, message: 'must have exactly one of set, raise, clear, fail' });
+      out.push({ pointer: at, message: 'must have exactly one of set, raise, clear, fail, ethercat' });
     for (const key of ['raise', 'clear']) {
       const alarm = step[key];
       if (typeof alarm === 'string' && !keys.has(alarm)) {
@@ -162,6 +165,16 @@ function checkScript(doc: Record<string, unknown>, out: ScenarioProblem[]): void
   });
 }
 
+/** Each `ethercat` step names an existing master or slave in one of the action forms. */
+function checkEtherCatSteps(doc: ScenarioDefinition, out: ScenarioProblem[]): void {
+  doc.script.forEach((step, i) => {
+    if (!step.ethercat) return;
+    const action = etherCatAction(step.ethercat, doc.ethercat);
+    if (isProblem(action))
+      out.push({ pointer: `/script/${i}/ethercat${action.pointer}`, message: action.message });
+  });
+}
+
 /** Validates a parsed document (defaults are applied to it in place) and returns the typed scenario. */
 export function validateScenario(doc: unknown): ScenarioValidation {
   const schemaOk = validateSchema(doc);
@@ -178,6 +191,14 @@ export function validateScenario(doc: unknown): ScenarioValidation {
   if (isObject(doc)) {
     checkAxes(doc, problems);
     checkScript(doc, problems);
+    checkEtherCatSection(doc, problems);
+  }
+  if (schemaOk) checkEtherCatSteps(doc, problems);
+  // Types and variables are checked by declaring them on a scratch program (base types and the
+  // scenario's own types are known there; a target's built-in types are not).
+  if (schemaOk && problems.length === 0) {
+    const scratch = new ProgramBuilder();
+    problems.push(...declareScenarioTypes(scratch, doc), ...declareScenarioVariables(scratch, doc));
   }
   if (schemaOk && problems.length === 0) return { ok: true, scenario: doc };
   return { ok: false, problems };

@@ -1,7 +1,9 @@
 // The PlcTarget port over ADS (ads-client): one connection per PLC shared by every caller, symbols and
 // types from the PLC's upload cached per connection, values converted by the engine's codec.
 import type { Client } from 'ads-client';
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { perItem } from '../batch-item.ts';
+import { NonMemberNotes } from '../enum-notes.ts';
 import {
   adsStates,
   type AdsState,
@@ -19,17 +21,21 @@ import {
   type SubscribeOptions,
   type Subscription,
   type SymbolNode,
+  type MethodArguments,
   type TargetError,
+  type TargetLog,
 } from '../target.ts';
-import { AdsLink } from './connection.ts';
+import { AdsLink } from './ads-link.ts';
 import { AdsFiles } from './files.ts';
+import { AdsEtherCat } from './ads-ethercat.ts';
+import type { EtherCatPort } from '../ethercat-port.ts';
 import { OnlineChangeWatch } from './online-change.ts';
 import { connectFailure } from './connect-failure.ts';
 import { toAppError } from './ads-errors.ts';
-import { FailureLog, silentLogger, type TargetLogger } from '../failure-log.ts';
+import { FailureLog, silentLog } from '../failure-log.ts';
 import { toPlcClock } from '../plc-clock.ts';
-import { findMethod, packInputs, resultSize, unpackResult } from './rpc.ts';
-import type { Session } from './session.ts';
+import { findMethodTarget, packInputs, resultSize, unpackResult } from './rpc.ts';
+import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import { SubscriptionManager } from './subscriptions.ts';
 import { MetadataCache } from './metadata-cache.ts';
@@ -54,18 +60,22 @@ export class AdsTarget implements PlcTarget {
   readonly displayName: string;
   readonly mode = 'Real' as const;
   readonly files: PlcFiles;
+  readonly etherCat: EtherCatPort;
   readonly #settings: AdsLinkSettings;
   readonly #link: AdsLink;
   readonly #subscriptions: SubscriptionManager;
   readonly #metadata: MetadataCache;
+  readonly #log: TargetLog;
   readonly #failures: FailureLog;
   readonly #onlineChanges: OnlineChangeWatch;
 
-  constructor(id: string, displayName: string, settings: AdsLinkSettings, log: TargetLogger = silentLogger) {
+  /** `log` is bound to the target's plcId here. */
+  constructor(id: string, displayName: string, settings: AdsLinkSettings, log: TargetLog = silentLog) {
     this.id = id;
     this.displayName = displayName;
     this.#settings = settings;
-    this.#failures = new FailureLog(log, settings.now);
+    this.#log = log.child({ plcId: id });
+    this.#failures = new FailureLog(this.#log, settings.now);
     this.#metadata = new MetadataCache(settings);
     this.#onlineChanges = new OnlineChangeWatch((s) => void this.#onlineChanged(s));
     this.#link = new AdsLink(settings, {
@@ -88,6 +98,10 @@ export class AdsTarget implements PlcTarget {
     this.files = new AdsFiles(
       (what, fn) => this.#use(what, (session, client) => fn(client, this.#metadata.of(session).files)),
       settings.maxFileBytes,
+    );
+    this.etherCat = new AdsEtherCat(
+      (what, fn) => this.#use(what, (_, client) => fn(client)),
+      settings.targetNetId,
     );
   }
 
@@ -239,9 +253,11 @@ export class AdsTarget implements PlcTarget {
     return this.#use(`Writing ${path}`, async (session, client) => {
       const a = (await this.#metadata.table(session)).resolve(path);
       // Validated in full before anything reaches the PLC: TYPE_MISMATCH leaves it untouched.
+      const notes = new NonMemberNotes();
       const plcValue = toPlcClock(a.type, value, this.#settings.plcClock);
-      const writes = rangeWrites(a, writeRanges(a.type, plcValue, a.path));
+      const writes = rangeWrites(a, writeRanges(a.type, plcValue, a.path, notes.sink));
       await writeAll(client, writes, this.#settings.batchLimits);
+      notes.report(this.#log);
     });
   }
 
@@ -250,15 +266,16 @@ export class AdsTarget implements PlcTarget {
     return this.#use('Writing symbols', async (session, client) => {
       const table = await this.#metadata.table(session);
       const out: BatchWriteItem[] = new Array<BatchWriteItem>(values.length);
-      const prepared: Array<{ index: number; writes: RawWrite[] }> = [];
+      const prepared: Array<{ index: number; writes: RawWrite[]; notes: NonMemberNotes }> = [];
       values.forEach(({ symbol, value }, index) => {
+        const notes = new NonMemberNotes();
         const r = perItem(symbol, () => {
           const address = table.resolve(symbol);
           const plcValue = toPlcClock(address.type, value, this.#settings.plcClock);
-          return rangeWrites(address, writeRanges(address.type, plcValue, address.path));
+          return rangeWrites(address, writeRanges(address.type, plcValue, address.path, notes.sink));
         });
         if ('error' in r) out[index] = r;
-        else prepared.push({ index, writes: r.value });
+        else prepared.push({ index, writes: r.value, notes });
       });
       const codes = await writeMany(
         client,
@@ -266,23 +283,20 @@ export class AdsTarget implements PlcTarget {
         this.#settings.batchLimits,
       );
       let k = 0;
-      for (const { index, writes } of prepared) {
+      for (const { index, writes, notes } of prepared) {
         const symbol = values[index]?.symbol ?? '';
         const code = codes.slice(k, k + writes.length).find((c) => c !== 0) ?? 0;
         k += writes.length;
         out[index] = code === 0 ? { symbol } : { symbol, error: itemError(code, symbol) };
+        if (code === 0) notes.report(this.#log);
       }
       return out;
     });
   }
 
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): Promise<MethodResult> {
+  invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult> {
     return this.#use(`Calling ${instancePath}#${method}`, async (session, client) => {
-      const target = findMethod(await this.#metadata.table(session), instancePath, method);
+      const target = findMethodTarget(await this.#metadata.table(session), instancePath, method);
       const inputs = packInputs(target, parameters);
       const handle = await client.createVariableHandle(target.handleName);
       try {
@@ -366,16 +380,4 @@ export class AdsTarget implements PlcTarget {
 
 function stateName(n: number): AdsState {
   return adsStates[n] ?? 'Invalid';
-}
-
-function perItem<T>(
-  symbol: string,
-  fn: () => T,
-): { value: T } | { symbol: string; error: { code: string; message: string } } {
-  try {
-    return { value: fn() };
-  } catch (err) {
-    if (!isAppError(err)) throw err;
-    return { symbol, error: { code: err.code, message: err.message } };
-  }
 }

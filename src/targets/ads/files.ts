@@ -40,7 +40,17 @@ export class AdsFiles implements PlcFiles {
   readonly #maxBytes: number;
 
   constructor(run: RunOnLink, maxBytes: number) {
-    this.#run = run;
+    // A path the PLC refuses as a parameter (a name it cannot hold, a link out of its root) is the caller's error.
+    this.#run = (what, fn) =>
+      run(what, (client, link) =>
+        fn(client, link).catch((err: unknown) => {
+          if (!isRefusedParameter(err)) throw err;
+          throw new AppError(
+            'VALIDATION_ERROR',
+            `${what}: the PLC refused the path (ADS error ${adsCodeOf(err) ?? 0}).`,
+          );
+        }),
+      );
     this.#maxBytes = maxBytes;
   }
 
@@ -72,10 +82,8 @@ export class AdsFiles implements PlcFiles {
     const name = segments.join('/');
     const temp = [...segments.slice(0, -1), `.${randomBytes(6).toString('hex')}.tmp`].join('/');
     return this.#run(`Writing file '${path}'`, async (client, link) => {
-      if (link.renameSupported === false) {
-        await writeWhole(client, name, content, path);
-        return;
-      }
+      // Without FRENAME a file can only be overwritten in place, which a failure would leave half written.
+      if (link.renameSupported === false) throw noRename(path);
       try {
         await writeWhole(client, temp, content, path);
       } catch (err) {
@@ -87,13 +95,14 @@ export class AdsFiles implements PlcFiles {
         await rename(client, temp, name);
         link.renameSupported = true;
       } catch (err) {
-        const code = adsCodeOf(err);
-        if (code === AdsErrorCode.ServiceNotSupported || code === AdsErrorCode.InvalidIndexGroup) {
-          // No FRENAME on this system: the service stores a file when it is closed, so write in place.
+        if (isUnsupported(err)) {
           link.renameSupported = false;
           await remove(client, temp);
-          await writeWhole(client, name, content, path);
-          return;
+          throw noRename(path);
+        }
+        if (isRefusedParameter(err)) {
+          await remove(client, temp);
+          throw err;
         }
         // Some systems refuse to rename over an existing file: replace it, then retry once.
         await remove(client, name);
@@ -115,6 +124,7 @@ export class AdsFiles implements PlcFiles {
       try {
         records = await findAll(client, `${prefix}*`);
       } catch (err) {
+        if (err instanceof AppError) throw err;
         if (segments.length === 0) {
           if (isNotFound(err)) return [];
           throw err;
@@ -144,6 +154,32 @@ function isNotFound(err: unknown): boolean {
   return adsCodeOf(err) === AdsErrorCode.NotFound;
 }
 
+function isRefusedParameter(err: unknown): boolean {
+  const code = adsCodeOf(err);
+  return code === AdsErrorCode.InvalidData || code === AdsErrorCode.InvalidParameter;
+}
+
+/** The PLC does not offer the command at all (no such service, or no such index group). */
+function isUnsupported(err: unknown): boolean {
+  const code = adsCodeOf(err);
+  return code === AdsErrorCode.ServiceNotSupported || code === AdsErrorCode.InvalidIndexGroup;
+}
+
+function noFileService(err: unknown): AppError {
+  return new AppError(
+    'ADS_ERROR',
+    `The PLC offers no file service (ADS error ${adsCodeOf(err) ?? 0}): files cannot be read, written or listed on it.`,
+  );
+}
+
+function noRename(path: string): AppError {
+  return new AppError(
+    'ADS_ERROR',
+    `The PLC's file service cannot rename files (no FRENAME), so '${path}' cannot be replaced atomically; ` +
+      'nothing was written.',
+  );
+}
+
 async function open(client: Client, name: string, mode: number, shown: string): Promise<number> {
   try {
     const data = await client.readWriteRaw(
@@ -156,6 +192,7 @@ async function open(client: Client, name: string, mode: number, shown: string): 
     return data.readUInt32LE(0);
   } catch (err) {
     if (isNotFound(err)) throw new AppError('FILE_NOT_FOUND', `File '${shown}' not found.`);
+    if (isUnsupported(err)) throw noFileService(err);
     throw err;
   }
 }
@@ -204,13 +241,11 @@ async function remove(client: Client, name: string): Promise<void> {
 async function findAll(client: Client, pattern: string): Promise<FindRecord[]> {
   const records: FindRecord[] = [];
   const first = decodeFindRecord(
-    await client.readWriteRaw(
-      IndexGroup.FileFind,
-      fileOffset(0),
-      FIND_RECORD_LENGTH,
-      encodeFileName(pattern),
-      system,
-    ),
+    await client
+      .readWriteRaw(IndexGroup.FileFind, fileOffset(0), FIND_RECORD_LENGTH, encodeFileName(pattern), system)
+      .catch((err: unknown) => {
+        throw isUnsupported(err) ? noFileService(err) : err;
+      }),
   );
   if (!first) return records;
   records.push(first);

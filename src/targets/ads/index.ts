@@ -1,7 +1,7 @@
 // Creates Real targets: the PlcTarget port over an ADS connection (this folder is ads-client's only importer).
 import type { Config, PlcTargetConfig } from '../../config/schema.ts';
+import type { TargetLog } from '../target.ts';
 import { AdsTarget } from './ads-target.ts';
-import { silentLogger, type TargetLogger } from '../failure-log.ts';
 import { linkSettings, type AdsTuning } from './settings.ts';
 
 export { AdsTarget } from './ads-target.ts';
@@ -14,9 +14,9 @@ export type { AdsTuning } from './settings.ts';
 export function createAdsTarget(
   id: string,
   settings: PlcTargetConfig,
-  ctx: { config: Config; logger?: TargetLogger },
+  ctx: { config: Config; log?: TargetLog },
   tuning?: AdsTuning,
 ): AdsTarget {
-  const log = (ctx.logger ?? silentLogger).child({ plcId: id });
-  return new AdsTarget(id, settings.DisplayName ?? '', linkSettings(id, settings, ctx.config, tuning), log);
+  const link = linkSettings(id, settings, ctx.config, tuning);
+  return new AdsTarget(id, settings.DisplayName ?? '', link, ctx.log);
 }

@@ -2,7 +2,7 @@
 // A program download or an online change replaces the uploads; enum answers last as long as the connection.
 import type { EnumMembers } from '../target.ts';
 import type { LinkFileState } from './files.ts';
-import type { Session } from './session.ts';
+import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import { SymbolTable } from './symbol-table.ts';
 import { TypeCatalog } from './type-catalog.ts';

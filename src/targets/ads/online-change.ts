@@ -1,5 +1,5 @@
 // Online changes keep the symbol version but may move variables: watch TwinCAT's online-change counter.
-import type { Session } from './session.ts';
+import type { Session } from './link-session.ts';
 
 export const onlineChangeCounter = 'TwinCAT_SystemInfoVarList._AppInfo.OnlineChangeCnt';
 

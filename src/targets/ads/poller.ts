@@ -1,5 +1,5 @@
 // Subscriptions beyond the notification budget: sampled with sum reads, delivered when their bytes change.
-import type { Session } from './session.ts';
+import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import type { SymbolAddress } from './symbol-table.ts';
 import { readMany } from './value-io.ts';

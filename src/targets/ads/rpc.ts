@@ -3,14 +3,15 @@ import { AppError } from '../../errors.ts';
 import {
   decode,
   encode,
-  methodOf,
+  findMethod,
   orderedInputs,
+  returnMemberOf,
   type MethodDef,
   type PlcType,
   type PlcValue,
   type StructType,
 } from '../../plc/index.ts';
-import type { MethodResult } from '../target.ts';
+import type { MethodArguments, MethodResult } from '../target.ts';
 import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 
 export interface MethodTarget {
@@ -22,13 +23,8 @@ export interface MethodTarget {
 }
 
 /** SYMBOL_NOT_FOUND when the instance or its method does not exist (the simulated target's messages). */
-export function findMethod(table: SymbolTable, instancePath: string, methodName: string): MethodTarget {
-  const instance = table.resolve(instancePath);
-  const type = instance.type;
-  const method = methodOf(type, methodName);
-  if (type.kind !== 'struct' || !method) {
-    throw new AppError('SYMBOL_NOT_FOUND', `Method '${instancePath}#${methodName}' not found.`);
-  }
+export function findMethodTarget(table: SymbolTable, instancePath: string, methodName: string): MethodTarget {
+  const { instance, type, method } = findMethod((path) => table.resolve(path), instancePath, methodName);
   return { instance, type, method, handleName: `${instance.path}#${method.name}` };
 }
 
@@ -36,10 +32,7 @@ export function findMethod(table: SymbolTable, instancePath: string, methodName:
  * Validates positional or named parameters and packs VAR_INPUT and VAR_IN_OUT values in declaration
  * order, as TwinCAT expects them. TYPE_MISMATCH before anything is sent.
  */
-export function packInputs(
-  target: MethodTarget,
-  parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-): Buffer {
+export function packInputs(target: MethodTarget, parameters: MethodArguments): Buffer {
   const label = `${target.instance.path}#${target.method.name}`;
   return Buffer.concat(
     orderedInputs(target.method, label, parameters).map(({ parameter, value }) =>
@@ -72,5 +65,5 @@ export function unpackResult(method: MethodDef, data: Buffer): MethodResult {
   const returnValue = method.returnType ? take(method.returnType) : null;
   const outParameters: Record<string, PlcValue> = {};
   for (const p of method.parameters) if (p.direction !== 'in') outParameters[p.name] = take(p.type);
-  return { returnValue, outParameters };
+  return { returnValue, outParameters, ...returnMemberOf(method, returnValue) };
 }

@@ -6,7 +6,7 @@ import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
 import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { adsCodeOf } from './ads-errors.ts';
 import { Poller } from './poller.ts';
-import type { Session } from './session.ts';
+import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 import { decodeValue } from './value-io.ts';

@@ -6,7 +6,7 @@ import {
   enumBaseRanges,
   parseTypeName,
   primitiveType,
-  stringType,
+  typeFromExpr,
   type ArrayDimension,
   type EnumType,
   type MethodDef,
@@ -121,28 +121,19 @@ export class TypeCatalog {
     const text = name.trim();
     if (addressTypes.test(text)) return primitiveType('ULINT');
     if (signedAddressTypes.test(text)) return primitiveType('LINT');
-    return this.#fromExpr(parseTypeName(text), text);
+    return this.#fromExpr(parseTypeName(text));
   }
 
-  #fromExpr(expr: TypeExpr, text: string): PlcType {
-    switch (expr.kind) {
-      case 'primitive':
-        return primitiveType(expr.name);
-      case 'string':
-        return stringType(expr.length, expr.wide);
-      case 'array':
-        return arrayType(this.#element(expr.element, text), expr.dimensions);
-      case 'named': {
-        const entry = this.#entries.get(expr.name.toUpperCase());
-        if (!entry) throw notDeclared(expr.name);
-        return this.resolve(expr.name);
-      }
-    }
-  }
-
-  #element(expr: TypeExpr, text: string): PlcType {
-    if (expr.kind === 'named') return this.resolve(expr.name);
-    return this.#fromExpr(expr, text);
+  #fromExpr(expr: TypeExpr): PlcType {
+    return typeFromExpr(
+      expr,
+      (name) => {
+        if (!this.#entries.has(name.toUpperCase())) throw notDeclared(name);
+        return this.resolve(name);
+      },
+      // Array elements resolve like any type name, so `ARRAY [..] OF PVOID` and cached elements work.
+      (element) => (element.kind === 'named' ? this.resolve(element.name) : this.#fromExpr(element)),
+    );
   }
 
   #fromEntry(e: UploadedType): PlcType {
@@ -158,7 +149,7 @@ export class TypeCatalog {
       return this.resolveOr(base, e.size);
     }
     try {
-      return this.#fromExpr(parseTypeName(e.name), e.name);
+      return this.#fromExpr(parseTypeName(e.name));
     } catch {
       return opaque(e.name, e.size);
     }

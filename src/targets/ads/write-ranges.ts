@@ -1,6 +1,13 @@
 // A write touches only the bytes of what it names: the members a partial struct value gives, each array
 // element, whole leaves. Nothing is read first, so a member the PLC changes meanwhile is never put back stale.
-import { arrayStrides, encode, findMember, type ArrayType, type PlcType } from '../../plc/index.ts';
+import {
+  arrayStrides,
+  encode,
+  findMember,
+  type ArrayType,
+  type NonMemberSink,
+  type PlcType,
+} from '../../plc/index.ts';
 import { checkDecodable } from './undecodable.ts';
 
 /** Bytes to write at `offset` within the symbol. */
@@ -11,11 +18,17 @@ export interface ByteRange {
 
 /**
  * Validates `value` against `type` in full (TYPE_MISMATCH before anything reaches the PLC) and answers the
- * byte ranges it covers, adjacent ranges joined, in ascending order.
+ * byte ranges it covers, adjacent ranges joined, in ascending order. Enum values that are no member go to
+ * `onNonMember`.
  */
-export function writeRanges(type: PlcType, value: unknown, path: string): ByteRange[] {
+export function writeRanges(
+  type: PlcType,
+  value: unknown,
+  path: string,
+  onNonMember?: NonMemberSink,
+): ByteRange[] {
   checkDecodable(type, path);
-  const encoded = encode(type, value, path);
+  const encoded = encode(type, value, path, onNonMember);
   const spans: Array<[number, number]> = [];
   collect(type, value, 0, spans);
   spans.sort((a, b) => a[0] - b[0]);

@@ -1,21 +1,41 @@
 // A file store backed by a real folder (FileRoot): writes go through a temp file and a rename.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, realpath, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { dirname, join, relative, isAbsolute } from 'node:path';
 import { AppError } from '../../errors.ts';
 import { fileNotFound, splitFilePath, type FileEntry, type FileStore } from '../../simulator/engine/index.ts';
 
 export class DiskFileStore implements FileStore {
   readonly root: string;
+  readonly #maxBytes: number;
 
-  /** `root` must be absolute (the config loader resolves FileRoot against the content root). */
-  constructor(root: string) {
+  /**
+   * `root` must be absolute (the config loader resolves FileRoot against the content root); a file larger
+   * than `maxBytes` is refused with PAYLOAD_TOO_LARGE before it is read into memory.
+   */
+  constructor(root: string, maxBytes = Number.POSITIVE_INFINITY) {
     this.root = root;
+    this.#maxBytes = maxBytes;
   }
 
   async read(path: string): Promise<Buffer> {
     const full = await this.#existing(path, false);
     try {
+      const { size } = await stat(full);
+      if (size > this.#maxBytes) {
+        throw new AppError('PAYLOAD_TOO_LARGE', `File '${path}' is larger than ${this.#maxBytes} bytes.`);
+      }
       return await readFile(full);
     } catch (err) {
       throw mapError(err, path);
@@ -28,6 +48,7 @@ export class DiskFileStore implements FileStore {
     try {
       await mkdir(dir, { recursive: true });
       await this.#checkInside(await realpath(dir), path);
+      await this.#refuseOutgoingLink(full, path);
       const temp = join(dir, `.${randomBytes(6).toString('hex')}.tmp`);
       try {
         await writeFile(temp, content);
@@ -83,6 +104,7 @@ export class DiskFileStore implements FileStore {
         throw new AppError('VALIDATION_ERROR', `'${from}' is a folder.`);
       await mkdir(dirname(target), { recursive: true });
       await this.#checkInside(await realpath(dirname(target)), to);
+      await this.#refuseOutgoingLink(target, to);
       await rename(source, target);
     } catch (err) {
       throw mapError(err, to);
@@ -104,6 +126,11 @@ export class DiskFileStore implements FileStore {
     }
     await this.#checkInside(real, path);
     return real;
+  }
+
+  /** Renaming over a link would replace the link; one that leads out of the root is refused instead. */
+  async #refuseOutgoingLink(full: string, path: string): Promise<void> {
+    if ((await lstat(full).catch(() => undefined))?.isSymbolicLink()) await this.#existing(path, false);
   }
 
   async #checkInside(real: string, path: string): Promise<void> {

@@ -4,12 +4,15 @@ import { ConfigError, type Config, type PlcTargetConfig } from '../../config/sch
 import { ProgramBuilder, SimulatedPlc, type FileStore } from '../../simulator/engine/index.ts';
 import {
   declareScenario,
+  declareTypesOfScenario,
+  etherCatOf,
   formatProblem,
   loadScenario,
   ScenarioError,
   type DeclaredScenario,
   type ScenarioDefinition,
 } from '../../simulator/scenario/index.ts';
+import type { TargetLog } from '../target.ts';
 import { declareBuiltinTypes } from './builtin-types.ts';
 import { DiskFileStore } from './disk-file-store.ts';
 import { declareInitialValues } from './initial-values.ts';
@@ -20,10 +23,18 @@ export { builtinTypeNames, declareBuiltinTypes } from './builtin-types.ts';
 export { declareInitialValues } from './initial-values.ts';
 export { DiskFileStore } from './disk-file-store.ts';
 
-/** The program every simulated target starts from; a scenario extends it before build(). */
-export function baseProgramBuilder(id: string, settings: PlcTargetConfig): ProgramBuilder {
+/**
+ * The program every simulated target starts from: built-in types, the scenario's own types (so that
+ * InitialValues may use them), then InitialValues; a scenario declares the rest before build().
+ */
+export function baseProgramBuilder(
+  id: string,
+  settings: PlcTargetConfig,
+  scenario?: ScenarioDefinition,
+): ProgramBuilder {
   const builder = new ProgramBuilder();
   declareBuiltinTypes(builder);
+  if (scenario) asConfigError(id, () => declareTypesOfScenario(builder, scenario));
   declareInitialValues(builder, id, settings.InitialValues ?? {});
   return builder;
 }
@@ -32,6 +43,8 @@ export interface SimulatedContext {
   readonly config: Config;
   /** PLC clock in ms since the epoch (default Date.now); tests give one that also advances with simulated time. */
   readonly clock?: () => number;
+  /** Where the target reports what no caller is told (enum values written that are no member). */
+  readonly log?: TargetLog;
 }
 
 /** Builds a simulated target; throws ConfigError for bad InitialValues or Scenario (every problem listed). */
@@ -52,16 +65,24 @@ function createTarget(
   ctx: SimulatedContext,
   scenario: ScenarioDefinition | undefined,
 ): SimulatedTarget {
-  const builder = baseProgramBuilder(id, settings);
-  const declared = scenario ? declareScenario(builder, scenario) : undefined;
+  const builder = baseProgramBuilder(id, settings, scenario);
+  const declared = scenario ? asConfigError(id, () => declareScenario(builder, scenario)) : undefined;
   const files: FileStore | undefined = settings.FileRoot
-    ? new DiskFileStore(resolve(ctx.config.contentRoot, settings.FileRoot))
+    ? new DiskFileStore(
+        resolve(ctx.config.contentRoot, settings.FileRoot),
+        ctx.config.settings.Files?.MaxBytes,
+      )
     : undefined;
+  const ethercat = scenario ? etherCatOf(scenario) : undefined;
   const plc = new SimulatedPlc(builder.build(), {
     ...(files ? { files } : {}),
     ...(ctx.clock ? { clock: ctx.clock } : {}),
+    ...(ethercat ? { ethercat } : {}),
   });
-  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, settings.PlcClock ?? 'Utc');
+  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, {
+    ...(ctx.log ? { log: ctx.log } : {}),
+    plcClock: settings.PlcClock ?? 'Utc',
+  });
   if (declared) attachScenario(target, declared, settings.ScenarioAutoStart ?? false);
   return target;
 }
@@ -72,8 +93,20 @@ async function loadTargetScenario(id: string, dir: string): Promise<ScenarioDefi
   try {
     return await loadScenario(dir);
   } catch (err) {
-    if (!(err instanceof ScenarioError)) throw err;
-    throw new ConfigError(err.problems.map((p) => `PlcTargets.${id}.Scenario: ${formatProblem(p)}`));
+    throw toConfigError(id, err);
+  }
+}
+
+function toConfigError(id: string, err: unknown): unknown {
+  if (!(err instanceof ScenarioError)) return err;
+  return new ConfigError(err.problems.map((p) => `PlcTargets.${id}.Scenario: ${formatProblem(p)}`));
+}
+
+function asConfigError<T>(id: string, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    throw toConfigError(id, err);
   }
 }
 

@@ -1,11 +1,16 @@
 // The in-process simulated target: the PlcTarget port over a SimulatedPlc, with a "connection" of its own.
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
+import { perItem } from '../batch-item.ts';
+import { NonMemberNotes } from '../enum-notes.ts';
+import { silentLog } from '../failure-log.ts';
 import {
   decode,
   type PreparedWrite,
   type SimulatedPlc,
   type TypeRegistry,
 } from '../../simulator/engine/index.ts';
+import type { EtherCatPort } from '../ethercat-port.ts';
+import { SimulatedEtherCat } from './simulated-ethercat.ts';
 import type {
   AdsState,
   BatchReadItem,
@@ -23,6 +28,8 @@ import type {
   SubscribeOptions,
   Subscription,
   SymbolNode,
+  MethodArguments,
+  TargetLog,
 } from '../target.ts';
 import { fromPlcClock, toPlcClock, type PlcClock } from '../plc-clock.ts';
 
@@ -33,6 +40,7 @@ export class SimulatedTarget implements PlcTarget {
   /** The simulated PLC itself, for the scenario runtime and the ADS server. */
   readonly plc: SimulatedPlc;
   readonly files: PlcFiles;
+  readonly etherCat: EtherCatPort;
   /** Set by a scenario runtime when the target has a Scenario. */
   simulation?: SimulationControl;
 
@@ -42,18 +50,27 @@ export class SimulatedTarget implements PlcTarget {
   #typeSnapshot: TypeRegistry | undefined;
   readonly #enumCache = new Map<string, EnumMembers>();
   readonly #clock: PlcClock;
+  readonly #log: TargetLog;
 
-  constructor(id: string, displayName: string, plc: SimulatedPlc, clock: PlcClock = 'Utc') {
+  /** `log` is bound to the target's plcId here; `plcClock` says what DATE/DT fields mean (default Utc). */
+  constructor(
+    id: string,
+    displayName: string,
+    plc: SimulatedPlc,
+    options: { log?: TargetLog; plcClock?: PlcClock } = {},
+  ) {
     this.id = id;
-    this.#clock = clock;
+    this.#clock = options.plcClock ?? 'Utc';
     this.displayName = displayName;
     this.plc = plc;
+    this.#log = (options.log ?? silentLog).child({ plcId: id });
     // Files answer PLC_UNAVAILABLE while disconnected, like every other operation.
     this.files = {
       read: (path) => this.#connected().then(() => plc.files.read(path)),
       write: (path, content) => this.#connected().then(() => plc.files.write(path, content)),
       list: (dir) => this.#connected().then(() => plc.files.list(dir)),
     };
+    this.etherCat = new SimulatedEtherCat(plc.ethercat, (fn) => this.#run(fn));
   }
 
   start(): Promise<void> {
@@ -143,13 +160,20 @@ export class SimulatedTarget implements PlcTarget {
   }
 
   readMany(paths: readonly string[]): Promise<BatchReadItem[]> {
-    return this.#run(() => paths.map((p) => perItem(p, () => this.#read(p))));
+    return this.#run(() =>
+      paths.map((p) => {
+        const r = perItem(p, () => this.#read(p));
+        return 'error' in r ? r : r.value;
+      }),
+    );
   }
 
   write(path: string, value: unknown): Promise<void> {
     return this.#run(() => {
-      this.plc.write(path, this.#toPlc(path, value));
+      const notes = new NonMemberNotes();
+      this.plc.commit([this.plc.prepareWrite(path, this.#toPlc(path, value), notes.sink)]);
       this.plc.sample({ immediate: true });
+      notes.report(this.#log);
     });
   }
 
@@ -157,23 +181,24 @@ export class SimulatedTarget implements PlcTarget {
   writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]> {
     return this.#run(() => {
       const prepared: PreparedWrite[] = [];
-      const results = values.map(({ symbol, value }) =>
-        perItem(symbol, () => {
-          prepared.push(this.plc.prepareWrite(symbol, this.#toPlc(symbol, value)));
-          return { symbol };
-        }),
-      );
+      const written: NonMemberNotes[] = [];
+      const results = values.map(({ symbol, value }) => {
+        const r = perItem(symbol, () => {
+          // Notes of an item that fails validation are dropped with it: nothing of it is written.
+          const notes = new NonMemberNotes();
+          prepared.push(this.plc.prepareWrite(symbol, this.#toPlc(symbol, value), notes.sink));
+          written.push(notes);
+        });
+        return 'error' in r ? r : { symbol };
+      });
       this.plc.commit(prepared);
       this.plc.sample({ immediate: true });
+      for (const notes of written) notes.report(this.#log);
       return results;
     });
   }
 
-  invoke(
-    instancePath: string,
-    method: string,
-    parameters: readonly unknown[] | Readonly<Record<string, unknown>>,
-  ): Promise<MethodResult> {
+  invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult> {
     return this.#run(() => {
       const result = this.plc.invoke(instancePath, method, parameters);
       this.plc.sample({ immediate: true });
@@ -278,16 +303,4 @@ export class SimulatedTarget implements PlcTarget {
 
 function copyEnum(e: EnumMembers): EnumMembers {
   return { typeName: e.typeName, members: e.members.map((m) => ({ ...m })) };
-}
-
-function perItem<T extends { symbol: string }>(
-  symbol: string,
-  fn: () => T,
-): T | { symbol: string; error: { code: string; message: string } } {
-  try {
-    return fn();
-  } catch (err) {
-    if (!isAppError(err)) throw err;
-    return { symbol, error: { code: err.code, message: err.message } };
-  }
 }

@@ -84,6 +84,30 @@ for (const driver of testDrivers) {
           assert.equal(res.json<{ error: { code: string } }>().error.code, 'ALARM_ACK_FAILED');
         });
       }
+
+      test('each acknowledge is one audit record with its outcome', async () => {
+        const res = await rig.call('GET', '/api/admin/audit?plcId=line1');
+        type Item = {
+          action: string;
+          target: string;
+          result: string;
+          error?: { code: string };
+          newValue?: unknown;
+        };
+        const items = res
+          .json<{ data: { items: Item[] } }>()
+          .data.items.filter((r) => r.action === 'alarm.acknowledge');
+        assert.deepEqual(
+          items.map((r) => [r.action, r.target, r.result, r.error?.code, r.newValue]),
+          [
+            ['alarm.acknowledge', 'A', 'ok', undefined, { acknowledged: true }],
+            ['alarm.acknowledge', 'A', 'ok', undefined, { acknowledged: false }],
+            ...(method === 'AckEnum'
+              ? [['alarm.acknowledge', 'A', 'error', 'ALARM_ACK_FAILED', undefined]]
+              : []),
+          ],
+        );
+      });
     });
   }
 }

@@ -5,12 +5,12 @@ import { isDeepStrictEqual } from 'node:util';
 import { resolve } from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { PlcTargetConfig } from '../../../src/config/schema.ts';
-import { errorTypeMembers, timeStructMembers } from '../../../src/plc/index.ts';
+import { errorEntryMembers, errorTypeMembers, timeStructMembers } from '../../../src/plc/index.ts';
 import type { ProgramBuilder, SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
 import { createSimulatedTarget, SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import type { PlcTarget, PlcValue } from '../../../src/targets/target.ts';
-import { buildTestApp } from '../../helpers/app.ts';
+import { buildTestApp, type TestAppOptions } from '../../helpers/app.ts';
 import { testConfig, type SettingsOverrides } from '../../helpers/config.ts';
 import { Signal } from '../../helpers/signal.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
@@ -25,7 +25,7 @@ export const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
 export const cycleTimeMs = 100;
 
 export type Call = (
-  method: 'GET' | 'PUT' | 'POST',
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE',
   url: string,
   payload?: unknown,
   headers?: Record<string, string>,
@@ -42,6 +42,8 @@ export interface RigOptions {
   plcDown?: boolean;
   /** A PLC of the test's own instead of the alarm scenario (no sim/step then). */
   plc?: SimulatedPlc;
+  /** Shorter stream timers (SSE heartbeat, hub ping and timeout). */
+  streamTimings?: TestAppOptions['streamTimings'];
 }
 
 export interface AlarmRig {
@@ -77,16 +79,10 @@ export function declareErrorEntry(b: ProgramBuilder, activeMember = 'IsActive'):
     'TIMESTRUCT',
     timeStructMembers.map((name) => ({ name, type: 'WORD' })),
   );
-  b.struct('ST_ErrorEntry', [
-    { name: 'sKey', type: 'STRING' },
-    { name: 'Id', type: 'STRING' },
-    { name: 'ErrorCode', type: 'DINT' },
-    { name: 'ErrorType', type: 'E_ErrorType' },
-    { name: activeMember, type: 'BOOL' },
-    { name: 'NeedsAck', type: 'BOOL' },
-    { name: 'IsAcked', type: 'BOOL' },
-    { name: 'PLCTimeStamp', type: 'TIMESTRUCT' },
-  ]);
+  b.struct(
+    'ST_ErrorEntry',
+    errorEntryMembers.map((m) => (m.name === 'IsActive' ? { ...m, name: activeMember } : m)),
+  );
 }
 
 export function alarmSettings(
@@ -183,22 +179,42 @@ export async function createPlant(id: string, clock?: () => number): Promise<Sim
   return plant;
 }
 
+/** A scenario PLC on a stepped clock (see steppedClock): call `stepping` before each sim/step. */
+export async function createSteppedPlant(
+  id: string,
+): Promise<{ plant: SimulatedTarget; stepping: (cycles: number) => void }> {
+  const clock = steppedClock();
+  const plant = await createPlant(id, clock.now);
+  clock.follow(plant);
+  return { plant, stepping: (cycles) => clock.stepping(cycles) };
+}
+
 /**
  * The PLC clock: wall time plus the simulated time stepped so far (never going back on reset), so that every
- * stepped scan is one CycleTimeMs later for the PLC and each scan's change is sampled on its own.
+ * stepped scan is one CycleTimeMs later for the PLC and each scan's change is sampled on its own. A scan samples
+ * its watches before the simulation counts it, so `stepping` moves the clock ahead by the scans about to run:
+ * the samples of a step never depend on how much wall time passed since the previous one.
  */
-function steppedClock(): { now: () => number; follow(target: SimulatedTarget): void } {
+function steppedClock(): {
+  now: () => number;
+  follow(target: SimulatedTarget): void;
+  stepping(cycles: number): void;
+} {
   let followed: SimulatedTarget | undefined;
   let carried = 0;
   let last = 0;
+  let ahead = 0;
   return {
     now: () => {
       const elapsed = followed?.simulation?.state().elapsedMs ?? 0;
       if (elapsed < last) carried += last;
       last = elapsed;
-      return Date.now() + carried + elapsed;
+      return Date.now() + carried + ahead + elapsed;
     },
     follow: (target) => void (followed = target),
+    stepping: (cycles) => {
+      ahead += cycles * (followed?.simulation?.state().scanMs ?? 0);
+    },
   };
 }
 
@@ -225,6 +241,7 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
       stream: { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) },
     },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
   });
   const headers = bearer(await mintToken());
   const call: Call = (method, url, payload, extra = {}) =>
@@ -288,6 +305,7 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
     call,
     settle,
     step: async (cycles = 1) => {
+      clock.stepping(cycles);
       expectOk(await call('POST', `/api/plcs/${driven.simId}/sim/step?cycles=${cycles}`), 'sim/step');
       await settle();
     },
@@ -311,6 +329,13 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
       await driven.close();
     },
   };
+}
+
+/** Starts the rig's app on a real socket (127.0.0.1, a free port); answers its base URL. */
+export async function listen(rig: AlarmRig): Promise<string> {
+  await rig.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = rig.app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
 }
 
 /** A whole ST_ErrorEntry value with defaults a test overrides. */

@@ -131,7 +131,7 @@ describe('GET /api/plcs/{plcId}/status', () => {
       '%00',
       'line1%3F',
       "'%3B--",
-      'LINE1',
+      'line1_',
     ];
     for (const id of ids) {
       const res = await get(`/api/plcs/${id}/status`);
@@ -146,9 +146,33 @@ describe('GET /api/plcs/{plcId}/status', () => {
     }
   });
 
-  test('the plcId is matched exactly, including percent-encoded characters that decode to it', async () => {
+  test('the plcId is matched ignoring case, percent-encoded characters decoded; answers use the configured id', async () => {
     assert.equal((await get('/api/plcs/line%31/status')).statusCode, 200);
     assert.equal((await get('/api/plcs/Cell-3_a/status')).json().data.state, 'Connecting');
+    for (const [asked, configured] of [
+      ['LINE1', 'line1'],
+      ['Line1', 'line1'],
+      ['cell-3_A', 'Cell-3_a'],
+    ]) {
+      const res = await get(`/api/plcs/${asked}/status`);
+      assert.equal(res.statusCode, 200, asked);
+      assert.equal(res.json().data.plcId, configured, asked);
+    }
+  });
+
+  test('plc_access names PLCs ignoring case too, and the list keeps the configured ids', async () => {
+    const claims = { plc_access: ['LINE2', 'cell-3_A'] };
+    assert.equal((await get('/api/plcs/line2/status', claims)).statusCode, 200);
+    assert.equal((await get('/api/plcs/Line2/status', claims)).statusCode, 200);
+    assert.equal((await get('/api/plcs/Cell-3_a/status', claims)).statusCode, 200);
+    const denied = await get('/api/plcs/LINE1/status', claims);
+    assert.equal(denied.statusCode, 403);
+    assert.equal(denied.json().error.message, "The token's plc_access claim does not include line1.");
+    const list = await get('/api/plcs', claims);
+    assert.deepEqual(
+      list.json<{ data: Array<{ plcId: string }> }>().data.map((p) => p.plcId),
+      ['Cell-3_a', 'line2'],
+    );
   });
 });
 

@@ -152,13 +152,14 @@ for (const driver of testDrivers) {
     });
 
     describe('enums', () => {
-      test('by member name (any case) or by value; read as { name, value }', async () => {
-        await roundTrip('GVL_Test.eMode', 'eRun', { name: 'eRun', value: 10 });
-        await roundTrip('GVL_Test.eMode', 'EOFF', { name: 'eOff', value: -5 });
-        await roundTrip('GVL_Test.eMode', 12, { name: 'eDone', value: 12 });
-        await roundTrip('GVL_Test.eMode', { name: 'eIdle', value: 0 }, { name: 'eIdle', value: 0 });
-        // A value of the base type that names no member is stored and read back with an empty name.
-        await roundTrip('GVL_Test.eMode', 11, { name: '', value: 11 });
+      test('by member name (any case), { name } or by value; read as the integer', async () => {
+        await roundTrip('GVL_Test.eMode', 'eRun', 10);
+        await roundTrip('GVL_Test.eMode', 'EOFF', -5);
+        await roundTrip('GVL_Test.eMode', 12, 12);
+        await roundTrip('GVL_Test.eMode', { name: 'eidle' }, 0);
+        await roundTrip('GVL_Test.eMode', { name: 'eDone', value: 12 }, 12);
+        // A value of the base type that names no member is stored as a PLC would (with a warning logged).
+        await roundTrip('GVL_Test.eMode', 11, 11);
         await refused('GVL_Test.eMode', 'eNope');
         await refused('GVL_Test.eMode', 40000);
         await refused('GVL_Test.eMode', true);
@@ -166,7 +167,7 @@ for (const driver of testDrivers) {
     });
 
     describe('structs, arrays and nesting', () => {
-      const axis = { sId: 'X', rPosition: 1.5, bEnabled: true, eMode: { name: 'eRun', value: 10 } };
+      const axis = { sId: 'X', rPosition: 1.5, bEnabled: true, eMode: 10 };
 
       test('a struct reads as an object by member name; a partial write keeps the other members', async () => {
         assert.deepEqual(await read('GVL_Test.stAxis'), axis);
@@ -178,7 +179,7 @@ for (const driver of testDrivers) {
             ...axis,
             sId: 'Y',
             rPosition: -3.25,
-            eMode: { name: 'eOff', value: -5 },
+            eMode: -5,
           },
         );
       });
@@ -203,7 +204,7 @@ for (const driver of testDrivers) {
 
       test('nested structs and multi-dimensional arrays', async () => {
         const nested = {
-          stAxis: { sId: 'Z', rPosition: 0.5, bEnabled: false, eMode: { name: 'eDone', value: 12 } },
+          stAxis: { sId: 'Z', rPosition: 0.5, bEnabled: false, eMode: 12 },
           aValues: [7, 8, 9],
           aGrid: [
             [true, false],

@@ -4,7 +4,12 @@
 // Tests reach the PLC only through the target and HTTP, so each runs its assertions on both drivers.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { AppError, type ErrorCode } from '../../../src/errors.ts';
-import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
+import {
+  ProgramBuilder,
+  SimulatedPlc,
+  type FileStore,
+  type Program,
+} from '../../../src/simulator/engine/index.ts';
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
 import { SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import type { ConnectionState, PlcTarget } from '../../../src/targets/target.ts';
@@ -34,13 +39,15 @@ export interface TestPlc {
 /** The PLC clock of the simulated driver and the gateway clock of the Real one: timestamps are predictable. */
 export const testNow = (): number => Date.UTC(2024, 4, 17, 8, 30, 0, 250);
 
-/** A connected target of `driver` over a fresh simulated PLC running `program`. */
+/** A connected target of `driver` over a fresh simulated PLC running `program` (files in memory or `files`). */
 export async function startTestPlc(
   id: string,
   driver: TestDriver = 'simulated',
   program: Program = richProgram(),
+  clock: () => number = testNow,
+  files?: FileStore,
 ): Promise<TestPlc> {
-  const plc = new SimulatedPlc(program, { clock: testNow });
+  const plc = new SimulatedPlc(program, { clock, ...(files ? { files } : {}) });
   return driver === 'simulated' ? startSimulated(id, plc) : startReal(id, plc);
 }
 
@@ -181,7 +188,7 @@ export function richBuilder(modes = modeMembers): ProgramBuilder {
           { name: 'eMode', type: 'E_Mode' },
         ],
         implementation: ({ plc, instancePath }, { sPrefix, eMode }) => ({
-          returnValue: `${sPrefix as string}:${(eMode as { name: string }).name}:${plc.read(`${instancePath}.nCount`) as number}`,
+          returnValue: `${sPrefix as string}:${modes.find((m) => m.value === eMode)?.name ?? '?'}:${plc.read(`${instancePath}.nCount`) as number}`,
         }),
       },
     ],
@@ -237,6 +244,8 @@ export function failingTarget(id: string, code: ErrorCode): PlcTarget {
     write: fail,
     writeMany: fail,
     invoke: fail,
+    setAdsState: fail,
+    files: { read: fail, write: fail, list: fail },
   });
 }
 

@@ -67,7 +67,7 @@ for (const driver of testDrivers) {
           sId: 'X',
           rPosition: 1.5,
           bEnabled: true,
-          eMode: { name: 'eRun', value: 10 },
+          eMode: 10,
         });
       });
 

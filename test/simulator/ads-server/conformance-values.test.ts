@@ -45,10 +45,10 @@ describe('ADS server: values (ads-client)', () => {
     await client.writeValue('MAIN.wsText', 'Ünïcode ✓');
     assert.equal(h.plc.read('MAIN.wsText'), 'Ünïcode ✓');
     await client.writeValue('MAIN.eMode', 'FAULT');
-    assert.deepEqual(h.plc.read('MAIN.eMode'), { name: 'FAULT', value: 7 });
+    assert.equal(h.plc.read('MAIN.eMode'), 7);
     const axis = { sId: 'Z9', pos: { x: -1.5, y: 1e-9 }, bEnabled: false, eMode: 'IDLE' };
     await client.writeValue('MAIN.aAxes[2]', axis);
-    assert.deepEqual(h.plc.read('MAIN.aAxes[2]'), { ...axis, eMode: { name: 'IDLE', value: 0 } });
+    assert.deepEqual(h.plc.read('MAIN.aAxes[2]'), { ...axis, eMode: 0 });
     const axes = (await client.readValue('MAIN.aAxes')).value as Array<{ sId: string }>;
     assert.deepEqual(
       axes.map((a) => a.sId),

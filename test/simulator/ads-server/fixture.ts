@@ -1,4 +1,5 @@
 // Shared fixture: a program with every supported type, a server on a free loopback port, ads-client setup.
+import { EventEmitter } from 'node:events';
 import { Client } from 'ads-client';
 import { ProgramBuilder, type Program } from '../../../src/simulator/engine/program.ts';
 import { SimulatedPlc } from '../../../src/simulator/engine/plc.ts';
@@ -115,6 +116,8 @@ export interface Harness {
   plc: SimulatedPlc;
   server: AdsServer;
   address: AdsServerAddress;
+  /** The server's client events by kind ('connected', 'closed', 'stalled'), with the client id. */
+  clientEvents: EventEmitter;
   /** A connected ads-client; router mode unless a local address is given. */
   connect(settings?: Record<string, unknown>): Promise<Client>;
   close(): Promise<void>;
@@ -124,10 +127,12 @@ export async function startHarness(
   options: { program?: Program; plc?: SimulatedPlc; tickMs?: number } = {},
 ): Promise<Harness> {
   const plc = options.plc ?? new SimulatedPlc(options.program ?? buildProgram());
+  const clientEvents = new EventEmitter();
   const server = createAdsServer({
     plc,
     port: 0,
     tickMs: options.tickMs ?? 5,
+    onClient: (event) => clientEvents.emit(event.kind, event.id),
     onError: (err) => {
       throw err;
     },
@@ -138,6 +143,7 @@ export async function startHarness(
     plc,
     server,
     address,
+    clientEvents,
     async connect(settings = {}) {
       const client = new Client({
         targetAmsNetId: '127.0.0.1.1.1',

@@ -26,10 +26,17 @@ const release = (handle: number) => {
   return { command: 3, indexGroup: 0xf006, indexOffset: 0, data } as const;
 };
 
-/** The server sees a client's close on its own socket, after the client's disconnect resolved. */
-async function untilClosed(h: Harness, before: number): Promise<void> {
-  for (let i = 0; i < 200 && h.server.stats().connections >= before; i++) {
-    await new Promise((r) => setTimeout(r, 5));
+/** The server sees a client's close on its own socket, after the client's disconnect resolved: wait for its event. */
+async function untilClosed(h: Harness, id: number, before: number): Promise<void> {
+  if (h.server.stats().clients.some((c) => c.id === id)) {
+    await new Promise<void>((resolve) => {
+      const onClosed = (closed: number): void => {
+        if (closed !== id) return;
+        h.clientEvents.off('closed', onClosed);
+        resolve();
+      };
+      h.clientEvents.on('closed', onClosed);
+    });
   }
   assert.equal(h.server.stats().connections, before - 1);
 }
@@ -112,8 +119,9 @@ describe('ADS server: handles per AMS address', () => {
     assert.equal(h.server.stats().notifications > 0, true);
     const [netId = '', port = '0'] = mine.amsAddress.split(':');
     const before = h.server.stats().connections;
+    const closed = untilClosed(h, mine.id, before);
     await client.disconnect();
-    await untilClosed(h, before);
+    await closed;
     // The router port is gone: the same address (reused by another connection) has no handle.
     const raw = await open();
     const reuse = await call(raw, readByHandle(handle.handle, 2), { source: { netId, port: Number(port) } });

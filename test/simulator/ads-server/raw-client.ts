@@ -8,11 +8,9 @@ import {
   type AmsPacket,
   type AmsTcpFrame,
 } from '../../../src/simulator/ads-server/protocol/frame.ts';
-import {
-  decodeResponseResult,
-  encodeRequest,
-  type AdsRequest,
-} from '../../../src/simulator/ads-server/protocol/commands.ts';
+import { AdsCommand } from '../../../src/plc/ads/constants.ts';
+import { AdsErrorCode } from '../../../src/plc/ads/error-codes.ts';
+import { encodeRequest, type AdsRequest } from '../../../src/simulator/ads-server/protocol/commands.ts';
 import type { AmsAddress } from '../../../src/simulator/ads-server/protocol/net-id.ts';
 
 export interface RawClient {
@@ -93,4 +91,14 @@ export async function call(
   const r = await reply(client);
   const { result, data } = decodeResponseResult(ads.command, r.data);
   return { amsError: r.header.errorCode, result, data };
+}
+
+/** Result code and (for Read/ReadWrite) data of a response payload, as a client reads it. */
+function decodeResponseResult(commandId: number, data: Buffer): { result: number; data: Buffer } {
+  const result = data.length >= 4 ? data.readUInt32LE(0) : AdsErrorCode.InvalidAdsLength;
+  if ((commandId === AdsCommand.Read || commandId === AdsCommand.ReadWrite) && data.length >= 8) {
+    const length = data.readUInt32LE(4);
+    return { result, data: data.subarray(8, 8 + length) };
+  }
+  return { result, data: data.subarray(4) };
 }

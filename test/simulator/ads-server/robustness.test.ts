@@ -118,7 +118,7 @@ describe('ADS server: robustness', () => {
   it('answers FFILEFIND with a backtracking-prone pattern at once', async () => {
     await h.plc.files.write(`logs/${'a'.repeat(80)}`, Buffer.from('x'));
     const client = await h.connect();
-    const started = performance.now();
+    // A backtracking matcher would take on the order of 80^6 steps on this pattern: it would never answer.
     await assert.rejects(
       client.readWriteRaw(
         FFILEFIND,
@@ -129,7 +129,6 @@ describe('ADS server: robustness', () => {
       ),
       (err: { adsError?: { errorCode: number } }) => err.adsError?.errorCode === 1804,
     );
-    assert.ok(performance.now() - started < 1500, 'the matcher does not backtrack');
   });
 
   it('stops answering a client that never reads, and answers everything in order once it does', async () => {
@@ -143,17 +142,18 @@ describe('ADS server: robustness', () => {
       frame.writeUInt32LE(i, 6 + 28);
       batch.push(frame);
     }
-    c.socket.write(Buffer.concat(batch));
     const mine = () => h.server.stats().clients.find((x) => x.remote.endsWith(`:${c.socket.localPort}`));
-    // Wait until the server has stopped taking requests (or, without a bound, answered them all).
-    let last = -1;
-    for (let stable = 0; stable < 5;) {
-      await new Promise((r) => setTimeout(r, 20));
-      const now = mine()?.requests ?? 0;
-      stable = now === last ? stable + 1 : 0;
-      last = now;
-      if (now >= count) break;
-    }
+    // The server stalls this client once it holds too many unsent bytes (without a bound it would answer all).
+    const stalled = new Promise<void>((resolve) => {
+      const onStalled = (stalledId: number) => {
+        if (stalledId !== mine()?.id) return;
+        h.clientEvents.off('stalled', onStalled);
+        resolve();
+      };
+      h.clientEvents.on('stalled', onStalled);
+    });
+    c.socket.write(Buffer.concat(batch));
+    await stalled;
     const stats = mine();
     assert.ok(stats);
     assert.ok(stats.requests < count, `${stats.requests} of ${count} answered into a full socket`);

@@ -231,8 +231,9 @@ describe('invoke', () => {
     const plc = new SimulatedPlc(build());
     const r = plc.invoke('MAIN.fbAlarms', 'Split', { nIn: '4294967298', nCount: 4 });
     assert.deepEqual(r, {
-      returnValue: { name: 'NOT_FOUND', value: 1 },
+      returnValue: 1,
       outParameters: { nHigh: 1, nLow: 2, nCount: 5 },
+      returnMember: 'NOT_FOUND',
     });
   });
   it('refuses unknown methods, bad parameters and bodiless methods', () => {

@@ -109,7 +109,7 @@ describe('gvl-hmi/1 runtime', () => {
       sKey: 'HOT',
       Id: 'oven',
       ErrorCode: 17,
-      ErrorType: { name: 'WARNING', value: 2 },
+      ErrorType: 2,
       IsActive: true,
       NeedsAck: true,
       IsAcked: false,

@@ -31,6 +31,8 @@ describe('scenario schema', () => {
       axes: [],
       alarms: [],
       script: [],
+      types: [],
+      variables: {},
     });
   });
 
@@ -216,12 +218,12 @@ describe('scenario alarms and script', () => {
     [
       'no action',
       { script: [{ atCycle: 1 }] },
-      ['/script/0: must have exactly one of set, raise, clear, fail'],
+      ['/script/0: must have exactly one of set, raise, clear, fail, ethercat'],
     ],
     [
       'two actions',
       { alarms, script: [{ atCycle: 1, raise: 'HOT', fail: 'x' }] },
-      ['/script/0: must have exactly one of set, raise, clear, fail'],
+      ['/script/0: must have exactly one of set, raise, clear, fail, ethercat'],
     ],
     [
       'every and everyMs',

@@ -66,7 +66,7 @@ describe('ADS target: error codes and timeouts', () => {
       await target.start();
       let uploading: () => void = () => undefined;
       const uploadSent = new Promise<void>((resolve) => (uploading = resolve));
-      proxy.hold = (r) => {
+      proxy.swallow = (r) => {
         const upload = r.command === Read && r.indexGroup === DataTypeUpload;
         if (upload) uploading();
         return upload || r.command === ReadDeviceInfo;
@@ -79,7 +79,7 @@ describe('ADS target: error codes and timeouts', () => {
       await uploadSent;
       await assert.rejects(target.deviceInfo(), isCode('ADS_TIMEOUT'));
       assert.equal(uploadSettled, false, 'the upload still waits for its own, longer limit');
-      proxy.hold = undefined;
+      proxy.swallow = undefined;
     } finally {
       await target.close();
       await proxy.close();

@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors.ts';
+import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
 import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { EventLog } from '../../contract/events.ts';
-import { FaultProxy, makeTarget, program, reach, silentServer, startPlant } from './harness.ts';
+import { FaultProxy, makeTarget, program, reach, startPlant, startConnected } from './harness.ts';
 
 const code = (c: string) => (e: unknown) => {
   assert.ok(e instanceof AppError, `expected AppError ${c}, got ${String(e)}`);
@@ -17,8 +18,7 @@ describe('ADS target: faults', () => {
     const plant = await startPlant();
     const target = makeTarget(plant.port);
     try {
-      await target.start();
-      assert.equal(target.connectionState(), 'Connected');
+      await startConnected(target);
       const log = new EventLog();
       await target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: log.onChange, onError: log.onError });
       await log.next((e) => e.value === 1);
@@ -49,7 +49,7 @@ describe('ADS target: faults', () => {
     const plant = await startPlant(new SimulatedPlc(program({ withB: true })));
     const target = makeTarget(plant.port);
     try {
-      await target.start();
+      await startConnected(target);
       const a = new EventLog();
       const b = new EventLog();
       await target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: a.onChange, onError: a.onError });
@@ -73,22 +73,29 @@ describe('ADS target: faults', () => {
     }
   });
 
-  it('a peer that accepts TCP but never answers: start returns, the target keeps Connecting', async () => {
-    const silent = await silentServer();
-    const target = makeTarget(silent.port);
+  it('a peer that does not answer yet: start returns, the target keeps Connecting, then connects', async () => {
+    const plant = await startPlant();
+    const proxy = new FaultProxy(plant.port);
+    proxy.mode = 'hold';
+    // Each request of the first attempt may wait 10 s for its answer: start() returns long before that.
+    const target = makeTarget(await proxy.listen(), { TimeoutMs: 10_000 });
     try {
-      const started = Date.now();
       await target.start();
-      assert.ok(Date.now() - started < 2000, 'start() is bounded');
       assert.equal(target.connectionState(), 'Connecting');
       await assert.rejects(target.read('MAIN.nA'), code('PLC_UNAVAILABLE'));
       await assert.rejects(
         target.subscribe('MAIN.nA', { cycleTimeMs: 10, onChange: () => undefined }),
         code('PLC_UNAVAILABLE'),
       );
+      // The answers come: the attempt start() did not wait for completes on its own connection.
+      proxy.release();
+      await reach(target, 'Connected');
+      assert.equal(proxy.connections, 1, 'start() returned while its first attempt was still waiting');
+      assert.equal((await target.read('MAIN.nA')).value, 1);
     } finally {
       await target.close();
-      await silent.close();
+      await proxy.close();
+      await plant.stop();
     }
     assert.equal(target.connectionState(), 'Disconnected');
   });
@@ -98,7 +105,7 @@ describe('ADS target: faults', () => {
     const proxy = new FaultProxy(plant.port);
     const target = makeTarget(await proxy.listen());
     try {
-      await target.start();
+      await startConnected(target);
       assert.equal((await target.read('MAIN.nA')).value, 1);
       proxy.mode = 'mute';
       await assert.rejects(target.read('MAIN.nA'), code('ADS_TIMEOUT'));
@@ -117,9 +124,10 @@ describe('ADS target: faults', () => {
   it('a peer closing in the middle of an answer: PLC_UNAVAILABLE at once, then reconnects', async () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
+    // A read that waited for its request timeout would fail with ADS_TIMEOUT, not PLC_UNAVAILABLE.
     const target = makeTarget(await proxy.listen(), { TimeoutMs: 5000 });
     try {
-      await target.start();
+      await startConnected(target);
       await target.symbols();
       // The read may fail before the target reports the lost connection: wait for it to leave Connected first.
       const left = new Promise<void>((resolve) => {
@@ -129,10 +137,8 @@ describe('ADS target: faults', () => {
           resolve();
         });
       });
-      proxy.mode = 'cut-next-answer';
-      const started = Date.now();
+      proxy.cut = (r) => r.command === AdsCommand.Read && r.indexGroup === IndexGroup.PlcMemory;
       await assert.rejects(target.read('MAIN.fSpeed'), code('PLC_UNAVAILABLE'));
-      assert.ok(Date.now() - started < 2000, 'fails without waiting for the request timeout');
       await left;
       await reach(target, 'Connected');
       assert.equal((await target.read('MAIN.fSpeed')).value, 0.5);

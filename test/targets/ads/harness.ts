@@ -1,5 +1,6 @@
 // Test harness for the ADS target: a simulated PLC behind the ADS server, fault-injecting TCP proxies,
 // and a target with short timers. Servers bind 127.0.0.1 on free ports.
+import { EventEmitter } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { PlcTargetConfig } from '../../../src/config/schema.ts';
 import { createAdsServer, type AdsServer } from '../../../src/simulator/ads-server/server.ts';
@@ -11,7 +12,8 @@ import { testConfig } from '../../helpers/config.ts';
 export const fastTuning: AdsTuning = {
   backoff: { baseMs: 20, capMs: 200 },
   connectionCheckIntervalMs: 50,
-  connectionDownDelayMs: 300,
+  // Long enough that a loaded machine's event-loop stalls are not taken for a silent PLC.
+  connectionDownDelayMs: 1500,
   pollFloorMs: 10,
 };
 
@@ -23,7 +25,7 @@ export function realSettings(port: number, overrides: Partial<PlcTargetConfig> =
     Address: '127.0.0.1',
     Port: 851,
     TcpPort: port,
-    TimeoutMs: 400,
+    TimeoutMs: 1000,
     SymbolBrowseTimeoutMs: 5000,
     NotificationBudget: 500,
     Rpc: { Invokable: [] },
@@ -63,6 +65,8 @@ export interface Plant {
   plc: SimulatedPlc;
   server: AdsServer;
   port: number;
+  /** Client events of the server (also across restarts) by kind, with the client id. */
+  clientEvents: EventEmitter;
   /** Stops the server (every client connection drops). */
   stop(): Promise<void>;
   /** Starts a fresh server for the same PLC on the same port. */
@@ -70,15 +74,25 @@ export interface Plant {
 }
 
 export async function startPlant(plc = new SimulatedPlc(program()), port = 0): Promise<Plant> {
-  let server = createAdsServer({ plc, host: '127.0.0.1', port, tickMs: 5 });
+  const clientEvents = new EventEmitter();
+  const serve = (at: number) =>
+    createAdsServer({
+      plc,
+      host: '127.0.0.1',
+      port: at,
+      tickMs: 5,
+      onClient: (event) => clientEvents.emit(event.kind, event.id),
+    });
+  let server = serve(port);
   const address = await server.listen();
   const plant: Plant = {
     plc,
     server,
     port: address.port,
+    clientEvents,
     stop: () => server.close(),
     restart: async () => {
-      server = createAdsServer({ plc, host: '127.0.0.1', port: address.port, tickMs: 5 });
+      server = serve(address.port);
       plant.server = server;
       await server.listen();
     },
@@ -86,25 +100,73 @@ export async function startPlant(plc = new SimulatedPlc(program()), port = 0): P
   return plant;
 }
 
-export type ProxyMode = 'pass' | 'mute' | 'cut-next-answer';
+export type ProxyMode = 'pass' | 'mute' | 'hold';
 
-/** Picks ADS requests the proxy answers itself with an error code instead of forwarding them. */
-export type RequestFault = (request: { command: number; indexGroup: number }) => number | undefined;
+/** An ADS request as the proxy sees it (indexGroup is 0 for WriteControl, which has none). */
+export interface AdsRequest {
+  command: number;
+  indexGroup: number;
+  invokeId: number;
+}
+
+/** Picks ADS requests (Read, Write, WriteControl, ReadWrite) the proxy answers itself with an error code. */
+export type RequestFault = (request: AdsRequest) => number | undefined;
+/** Picks one ADS request (Read, Write, WriteControl, ReadWrite). */
+export type RequestPick = (request: AdsRequest) => boolean;
+
+/** Splits a TCP stream into whole AMS/TCP frames: a 6-byte header whose u32 at offset 2 is the length after it. */
+class FrameReader {
+  #pending = Buffer.alloc(0);
+
+  *frames(chunk: Buffer): Generator<Buffer> {
+    this.#pending = Buffer.concat([this.#pending, chunk]);
+    while (this.#pending.length >= 6 && this.#pending.length >= 6 + this.#pending.readUInt32LE(2)) {
+      const size = 6 + this.#pending.readUInt32LE(2);
+      yield this.#pending.subarray(0, size);
+      this.#pending = this.#pending.subarray(size);
+    }
+  }
+}
+
+/** The ADS request in an AMS/TCP frame, whatever its command (indexGroup 0 for commands without one). */
+function amsRequest(frame: Buffer): AdsRequest | undefined {
+  if (frame.length < 38 || frame.readUInt16LE(0) !== 0) return undefined;
+  const ams = frame.subarray(6);
+  const command = ams.readUInt16LE(16);
+  const indexGroup = [2, 3, 9].includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
+  return { command, indexGroup, invokeId: ams.readUInt32LE(28) };
+}
+
+/** The ADS request in an AMS/TCP frame, if it is a Read, Write, WriteControl or ReadWrite. */
+function adsRequest(frame: Buffer): AdsRequest | undefined {
+  const request = amsRequest(frame);
+  return request && [2, 3, 5, 9].includes(request.command) && frame.length >= 42 ? request : undefined;
+}
 
 /**
- * A TCP proxy that forwards, swallows everything (mute) or closes in the middle of the next answer;
- * `fault` fails chosen ADS requests with an ADS error code, `dropAll()` cuts every connection.
+ * A TCP proxy that forwards, swallows everything (mute) or keeps requests until `release()` (hold); `fault` fails
+ * chosen ADS requests with an ADS error code, `swallow` leaves chosen requests unanswered, `answer` rewrites the
+ * answers, `cut` closes the connection in the middle of the answer to a chosen request, `dropAll()` cuts every
+ * connection.
  */
 export class FaultProxy {
   mode: ProxyMode = 'pass';
   fault: RequestFault | undefined;
+  /**
+   * Picks one request whose answer is cut in half, the connection closing right after the half. The answer is
+   * found by invoke id: the connection check's answers, sent meanwhile, pass untouched.
+   */
+  cut: RequestPick | undefined;
+  /** Picks requests (any command) that are neither forwarded nor answered. */
+  swallow: RequestPick | undefined;
   /** Rewrites whole answer frames (AMS/TCP header included) on their way to the client. */
   answer: ((frame: Buffer) => Buffer) | undefined;
-  /** Requests it picks are swallowed: neither forwarded nor answered (indexGroup is 0 for commands without one). */
-  hold: ((request: { command: number; indexGroup: number }) => boolean) | undefined;
   readonly #upstream: number;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
+  readonly #held: Array<() => void> = [];
+  /** Client connections accepted so far. */
+  connections = 0;
 
   constructor(upstreamPort: number) {
     this.#upstream = upstreamPort;
@@ -121,53 +183,55 @@ export class FaultProxy {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  /** Forwards the requests held so far, in order, and passes everything from now on. */
+  release(): void {
+    this.mode = 'pass';
+    for (const forward of this.#held.splice(0)) forward();
+  }
+
   dropAll(): void {
     for (const s of this.#sockets) s.destroy();
   }
 
   #accept(client: Socket): void {
+    this.connections++;
     const up = connect(this.#upstream, '127.0.0.1');
     this.#sockets.add(client).add(up);
     const drop = (): void => {
       client.destroy();
       up.destroy();
     };
-    let pending = Buffer.alloc(0);
+    const requests = new FrameReader();
+    let cutInvokeId: number | undefined;
     client.on('data', (d) => {
       if (this.mode === 'mute') return;
-      pending = Buffer.concat([pending, d]);
-      // Whole AMS/TCP frames only: 6-byte header whose u32 at offset 2 is the length of what follows.
-      while (pending.length >= 6 && pending.length >= 6 + pending.readUInt32LE(2)) {
-        const size = 6 + pending.readUInt32LE(2);
-        const frame = pending.subarray(0, size);
-        pending = pending.subarray(size);
-        if (this.#held(frame)) continue;
+      if (this.mode === 'hold') {
+        this.#held.push(() => client.emit('data', d));
+        return;
+      }
+      for (const frame of requests.frames(d)) {
+        const any = this.swallow ? amsRequest(frame) : undefined;
+        if (any && this.swallow?.(any)) continue;
+        const request = adsRequest(frame);
+        if (request && this.cut?.(request)) {
+          this.cut = undefined;
+          cutInvokeId = request.invokeId;
+        }
         const answer = this.#faultAnswer(frame);
         if (answer) client.write(answer);
         else up.write(frame);
       }
     });
-    let answers = Buffer.alloc(0);
-    up.on('data', (chunk) => {
+    const answers = new FrameReader();
+    up.on('data', (d) => {
       if (this.mode === 'mute') return;
-      let d = chunk;
-      if (this.answer) {
-        answers = Buffer.concat([answers, chunk]);
-        const frames: Buffer[] = [];
-        while (answers.length >= 6 && answers.length >= 6 + answers.readUInt32LE(2)) {
-          const size = 6 + answers.readUInt32LE(2);
-          frames.push(this.answer(Buffer.from(answers.subarray(0, size))));
-          answers = answers.subarray(size);
+      for (const frame of answers.frames(d)) {
+        if (cutInvokeId !== undefined && frame.length >= 38 && frame.readUInt32LE(6 + 28) === cutInvokeId) {
+          client.write(frame.subarray(0, frame.length >> 1), drop);
+          return;
         }
-        if (frames.length === 0) return;
-        d = Buffer.concat(frames);
+        client.write(this.answer ? this.answer(Buffer.from(frame)) : frame);
       }
-      if (this.mode === 'cut-next-answer') {
-        this.mode = 'pass';
-        client.write(d.subarray(0, Math.max(1, d.length >> 1)), drop);
-        return;
-      }
-      client.write(d);
     });
     for (const s of [client, up]) {
       s.on('error', drop);
@@ -178,24 +242,16 @@ export class FaultProxy {
     }
   }
 
-  #held(frame: Buffer): boolean {
-    if (!this.hold || frame.length < 38 || frame.readUInt16LE(0) !== 0) return false;
-    const ams = frame.subarray(6);
-    const command = ams.readUInt16LE(16);
-    const indexGroup = [2, 3, 9].includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
-    return this.hold({ command, indexGroup });
-  }
-
   /** The error answer to an ADS request `fault` picks (Read, Write or ReadWrite by index group). */
   #faultAnswer(frame: Buffer): Buffer | undefined {
-    if (!this.fault || frame.length < 38 || frame.readUInt16LE(0) !== 0) return undefined;
-    const ams = frame.subarray(6);
-    const command = ams.readUInt16LE(16);
-    if (![2, 3, 9].includes(command) || ams.length < 36) return undefined;
-    const code = this.fault({ command, indexGroup: ams.readUInt32LE(32) });
+    const request = this.fault ? adsRequest(frame) : undefined;
+    if (!this.fault || !request) return undefined;
+    const { command } = request;
+    const code = this.fault(request);
     if (code === undefined) return undefined;
-    // Read and ReadWrite answers carry result + length, Write answers the result alone.
-    const data = Buffer.alloc(command === 3 ? 4 : 8);
+    const ams = frame.subarray(6);
+    // Read and ReadWrite answers carry result + length, Write and WriteControl the result alone.
+    const data = Buffer.alloc(command === 3 || command === 5 ? 4 : 8);
     data.writeUInt32LE(code, 0);
     const header = Buffer.alloc(32);
     ams.copy(header, 0, 8, 16); // the request's source becomes the target
@@ -229,8 +285,14 @@ export async function silentServer(): Promise<{ port: number; close(): Promise<v
   };
 }
 
-/** Resolves when the target reaches `state` (at once if it is there already). */
-export function reach(target: PlcTarget, state: ConnectionState, limitMs = 5000): Promise<void> {
+/** Starts the target and waits for its first connection (start() itself returns after a grace period). */
+export async function startConnected(target: PlcTarget): Promise<void> {
+  await target.start();
+  await reach(target, 'Connected');
+}
+
+/** Resolves when the target reaches `state` (at once if it is there already); the limit only ends a hang. */
+export function reach(target: PlcTarget, state: ConnectionState, limitMs = 15_000): Promise<void> {
   if (target.connectionState() === state) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors.ts';
 import type { ConnectionState } from '../../../src/targets/target.ts';
 import { EventLog } from '../../contract/events.ts';
-import { FaultProxy, eventually, fastTuning, makeTarget, silentServer, startPlant } from './harness.ts';
+import { FaultProxy, fastTuning, makeTarget, silentServer, startPlant, startConnected } from './harness.ts';
 
 const FileWrite = 123;
 const FileRename = 132;
@@ -13,14 +13,13 @@ const FileRename = 132;
 describe('ADS target: lifecycle and races', () => {
   it('close() during a connection attempt returns at once instead of waiting for its timeouts', async () => {
     const silent = await silentServer();
-    // Each attempt against a silent peer takes two request timeouts (6 s) before it gives up.
-    const target = makeTarget(silent.port, { TimeoutMs: 3000 });
+    // Each attempt against a silent peer takes two request timeouts (20 minutes here) before it gives up,
+    // so close() returning at all shows it does not wait for them.
+    const target = makeTarget(silent.port, { TimeoutMs: 600_000 });
     try {
       await target.start();
       assert.equal(target.connectionState(), 'Connecting');
-      const started = Date.now();
       await target.close();
-      assert.ok(Date.now() - started < 1000, `close took ${Date.now() - started} ms`);
       assert.equal(target.connectionState(), 'Disconnected');
     } finally {
       await target.close();
@@ -31,7 +30,9 @@ describe('ADS target: lifecycle and races', () => {
   it('a PLC that drops every connection right after it is made is retried with growing delays', async () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
-    const target = makeTarget(await proxy.listen(), {}, { ...fastTuning, random: () => 1 });
+    // The gateway's clock stands still: however long a loaded machine takes to drop a connection, no connection
+    // counts as one that held, so the delays keep growing.
+    const target = makeTarget(await proxy.listen(), {}, { ...fastTuning, random: () => 1, now: () => 0 });
     const gaps: number[] = [];
     let lostAt = 0;
     let connects = 0;
@@ -48,14 +49,7 @@ describe('ADS target: lifecycle and races', () => {
     });
     try {
       await target.start();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        sixConnects,
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`only ${connects} connects`)), 5000);
-        }),
-      ]);
-      clearTimeout(timer);
+      await sixConnects;
       // base 20 ms doubling to the 200 ms cap (jitter pinned to its top): 20, 40, 80, 160, 200.
       assert.equal(gaps.length, 5);
       assert.ok((gaps[3] ?? 0) >= 150 && (gaps[4] ?? 0) >= 190, `gaps ${gaps.join(', ')}`);
@@ -72,7 +66,7 @@ describe('ADS target: lifecycle and races', () => {
     const proxy = new FaultProxy(plant.port);
     const target = makeTarget(await proxy.listen());
     try {
-      await target.start();
+      await startConnected(target);
       await plant.plc.files.write('recipes/r0.csv', Buffer.from('v0'));
       // The first write of a connection goes to a temporary name; its FWRITE fails.
       proxy.fault = ({ command, indexGroup }) =>
@@ -98,7 +92,7 @@ describe('ADS target: lifecycle and races', () => {
     const target = makeTarget(await proxy.listen());
     const groups: number[] = [];
     try {
-      await target.start();
+      await startConnected(target);
       await target.files.write('recipes/r0.csv', Buffer.from('first version'));
       proxy.fault = ({ command, indexGroup }) => {
         if (command === 9) groups.push(indexGroup);
@@ -126,10 +120,8 @@ describe('ADS target: lifecycle and races', () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
     const target = makeTarget(await proxy.listen());
-    const states: ConnectionState[] = [];
-    target.onConnectionState((s) => states.push(s));
     try {
-      await target.start();
+      await startConnected(target);
       await target.symbols();
       // The first subscriber's AddNotification gets no answer; the second joins while it is on its way.
       proxy.mode = 'mute';
@@ -142,16 +134,15 @@ describe('ADS target: lifecycle and races', () => {
       assert.equal(results[0]?.status, 'rejected');
       proxy.mode = 'pass';
       // A fresh connection: whatever subscribe() accepted must be restored on it.
-      const mark = states.length;
+      const reconnected = new Promise<void>((resolve) => {
+        const off = target.onConnectionState((s) => {
+          if (s !== 'Connected') return;
+          off();
+          resolve();
+        });
+      });
       proxy.dropAll();
-      await eventually(
-        () =>
-          states.slice(mark).includes('Connected') && target.connectionState() === 'Connected'
-            ? true
-            : undefined,
-        5000,
-        'a new connection',
-      );
+      await reconnected;
       plant.plc.write('MAIN.nA', 42);
       for (const [i, r] of results.entries()) {
         if (r.status !== 'fulfilled') continue;

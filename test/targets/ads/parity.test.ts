@@ -6,7 +6,7 @@ import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { SimulatedTarget } from '../../../src/targets/simulated/index.ts';
 import type { PlcTarget } from '../../../src/targets/target.ts';
 import { buildProgram } from '../../simulator/ads-server/fixture.ts';
-import { makeTarget, startPlant, type Plant } from './harness.ts';
+import { makeTarget, startConnected, startPlant, type Plant } from './harness.ts';
 
 describe('ADS target: parity with the simulated target', () => {
   let plant: Plant;
@@ -18,7 +18,7 @@ describe('ADS target: parity with the simulated target', () => {
     plant = await startPlant(plc);
     ads = makeTarget(plant.port, { TimeoutMs: 3000 });
     sim = new SimulatedTarget('sim', 'Sim', plc);
-    await Promise.all([ads.start(), sim.start()]);
+    await Promise.all([startConnected(ads), sim.start()]);
   });
   after(async () => {
     await ads.close();
@@ -41,8 +41,9 @@ describe('ADS target: parity with the simulated target', () => {
     assert.deepEqual(r2, { returnValue: true, outParameters: { nCount: 2 } });
     assert.equal((await ads.read('GVL.fbAlarms.sLastKey')).value, 'K-2');
     assert.deepEqual(await ads.invoke('GVL.fbAlarms', 'Lookup', [1]), {
-      returnValue: { name: 'SUCCESS', value: 0 },
+      returnValue: 0,
       outParameters: {},
+      returnMember: 'SUCCESS',
     });
     assert.deepEqual(
       await ads.invoke('GVL.fbAlarms', 'Lookup', [2]),

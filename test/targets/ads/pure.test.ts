@@ -174,7 +174,7 @@ describe('TypeCatalog', () => {
     assert.equal(t.size, 7);
     const bytes = encode(t, { b: true, n: -2, e: 'eOn' }, 'x');
     assert.deepEqual([...bytes], [1, 0xfe, 0xff, 0xff, 0xff, 10, 0]);
-    assert.deepEqual(decode(t, bytes, 0), { b: true, n: -2, e: { name: 'eOn', value: 10 } });
+    assert.deepEqual(decode(t, bytes, 0), { b: true, n: -2, e: 10 });
   });
 
   it('resolves aliases, member arrays, pointers, array entries and derived names', () => {

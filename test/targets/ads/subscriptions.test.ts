@@ -1,17 +1,25 @@
 // ADS target subscriptions: shared notifications, the notification budget with polling beyond it,
 // no orphan notifications on the PLC, and cache flushes on an online change.
+import { once } from 'node:events';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { EventLog } from '../../contract/events.ts';
-import { eventually, makeTarget, onlineChangeCounter, program, startPlant } from './harness.ts';
+import {
+  eventually,
+  makeTarget,
+  onlineChangeCounter,
+  program,
+  startPlant,
+  startConnected,
+} from './harness.ts';
 
 describe('ADS target: subscriptions', () => {
   it('shares one notification per symbol and leaves none behind', async () => {
     const plant = await startPlant();
     const target = makeTarget(plant.port);
     try {
-      await target.start();
+      await startConnected(target);
       const baseline = plant.server.stats().notifications;
       const a = new EventLog();
       const b = new EventLog();
@@ -27,9 +35,11 @@ describe('ADS target: subscriptions', () => {
       assert.equal(plant.server.stats().notifications, baseline);
       assert.equal(target.diagnostics.notifications, 0);
     } finally {
+      const gone = once(plant.clientEvents, 'closed');
       await target.close();
+      await gone;
     }
-    await eventually(() => (plant.server.stats().connections === 0 ? true : undefined), 2000, 'disconnect');
+    assert.equal(plant.server.stats().connections, 0);
     assert.equal(plant.server.stats().notifications, 0);
     await plant.stop();
   });
@@ -38,7 +48,7 @@ describe('ADS target: subscriptions', () => {
     const plant = await startPlant();
     const target = makeTarget(plant.port, { NotificationBudget: 2 });
     try {
-      await target.start();
+      await startConnected(target);
       const baseline = plant.server.stats().notifications;
       const paths = ['MAIN.aValues0', 'MAIN.aValues1', 'MAIN.aValues2', 'MAIN.aValues3'];
       const logs = paths.map(() => new EventLog());
@@ -66,7 +76,7 @@ describe('ADS target: subscriptions', () => {
     const plant = await startPlant(new SimulatedPlc(program({ onlineChanges: true })));
     const target = makeTarget(plant.port);
     try {
-      await target.start();
+      await startConnected(target);
       await target.symbols();
       await target.symbols();
       assert.equal(target.diagnostics.symbolUploads, 1, 'symbols are cached for the connection');

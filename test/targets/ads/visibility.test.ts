@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
-import type { TargetLogger } from '../../../src/targets/failure-log.ts';
+import type { TargetLog } from '../../../src/targets/target.ts';
 import { buildTestApp } from '../../helpers/app.ts';
 import { testConfig } from '../../helpers/config.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
@@ -14,7 +14,7 @@ import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
 import { FaultProxy, eventually, fastTuning, realSettings, startPlant } from './harness.ts';
 
 /** A pino logger writing parsed JSON lines into `lines`. */
-function capturedLogger(): { logger: TargetLogger; lines: Array<Record<string, unknown>> } {
+function capturedLogger(): { logger: TargetLog; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
   const logger = pino(
     { level: 'debug' },
@@ -38,7 +38,7 @@ describe('ADS target: failures are visible', () => {
   it('a refused router port shows as lastError in status and readiness, logged once for many attempts', async () => {
     const port = await refusedPort();
     const { logger, lines } = capturedLogger();
-    const target = createAdsTarget('press', realSettings(port), { config, logger }, fastTuning);
+    const target = createAdsTarget('press', realSettings(port), { config, log: logger }, fastTuning);
     const app = await buildTestApp({ targets: [target] });
     const headers = bearer(await mintToken());
     try {
@@ -116,7 +116,7 @@ describe('ADS target: failures are visible', () => {
     const target = createAdsTarget(
       'press',
       realSettings(await proxy.listen(), { NotificationBudget: 1 }),
-      { config, logger },
+      { config, log: logger },
       fastTuning,
     );
     try {

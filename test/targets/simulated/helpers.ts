@@ -19,5 +19,5 @@ export function targetSettings(overrides: Partial<PlcTargetConfig> = {}): PlcTar
 }
 
 export function testConfig(contentRoot = '/'): { config: Config } {
-  return { config: { settings: {} as Settings, contentRoot, features: featureDefaults } };
+  return { config: { settings: {} as Settings, contentRoot, features: featureDefaults, warnings: [] } };
 }

@@ -65,11 +65,11 @@ describe('InitialValues', () => {
       (err: unknown) => {
         assert.ok(err instanceof ConfigError);
         assert.deepEqual(err.problems, [
-          "PlcTargets.line2.InitialValues.MAIN.a: unknown type 'FLOAT' (elementary IEC types only)",
+          "PlcTargets.line2.InitialValues.MAIN.a: unknown type 'FLOAT'",
           'PlcTargets.line2.InitialValues.MAIN.b: 70000 is outside INT (-32768..32767)',
           'PlcTargets.line2.InitialValues.MAIN.c: a value needs a "type"',
           'PlcTargets.line2.InitialValues.MAIN.d: a value needs a "type" (only a bare string defaults to STRING)',
-          "PlcTargets.line2.InitialValues.MAIN.e: unknown type 'E_ErrorType' (elementary IEC types only)",
+          "PlcTargets.line2.InitialValues.MAIN.e: 'x' is not a member of E_ErrorType (NONE, INFO, WARNING, ERROR)",
           "PlcTargets.line2.InitialValues.MAIN.f: character '☃' is not in code page 1252 (STRING)",
           'PlcTargets.line2.InitialValues.MAIN.g: 7 characters do not fit STRING(3)',
           'PlcTargets.line2.InitialValues.bad name: not a valid symbol name (identifiers separated by dots)',

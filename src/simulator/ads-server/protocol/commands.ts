@@ -56,6 +56,11 @@ function sized(data: Buffer, start: number, length: number, what: string): Buffe
   return data.subarray(start);
 }
 
+/** The index group and offset at `at`, as requests and sum-command tables carry them. */
+export function readAddress(data: Buffer, at: number): { indexGroup: number; indexOffset: number } {
+  return { indexGroup: data.readUInt32LE(at), indexOffset: data.readUInt32LE(at + 4) };
+}
+
 /** Decodes a request payload; throws AdsError (1797 size, 8 unknown command) when it does not parse. */
 export function decodeRequest(commandId: number, data: Buffer): AdsRequest {
   switch (commandId) {
@@ -67,16 +72,14 @@ export function decodeRequest(commandId: number, data: Buffer): AdsRequest {
       need(data, 12, 'Read');
       return {
         command: commandId,
-        indexGroup: data.readUInt32LE(0),
-        indexOffset: data.readUInt32LE(4),
+        ...readAddress(data, 0),
         length: data.readUInt32LE(8),
       };
     case AdsCommand.Write:
       need(data, 12, 'Write');
       return {
         command: commandId,
-        indexGroup: data.readUInt32LE(0),
-        indexOffset: data.readUInt32LE(4),
+        ...readAddress(data, 0),
         data: sized(data, 12, data.readUInt32LE(8), 'Write'),
       };
     case AdsCommand.WriteControl:
@@ -91,8 +94,7 @@ export function decodeRequest(commandId: number, data: Buffer): AdsRequest {
       need(data, 24, 'AddNotification');
       return {
         command: commandId,
-        indexGroup: data.readUInt32LE(0),
-        indexOffset: data.readUInt32LE(4),
+        ...readAddress(data, 0),
         length: data.readUInt32LE(8),
         transmissionMode: data.readUInt32LE(12),
         maxDelay: data.readUInt32LE(16),
@@ -105,8 +107,7 @@ export function decodeRequest(commandId: number, data: Buffer): AdsRequest {
       need(data, 16, 'ReadWrite');
       return {
         command: commandId,
-        indexGroup: data.readUInt32LE(0),
-        indexOffset: data.readUInt32LE(4),
+        ...readAddress(data, 0),
         readLength: data.readUInt32LE(8),
         data: sized(data, 16, data.readUInt32LE(12), 'ReadWrite'),
       };
@@ -293,12 +294,11 @@ export function encodeRequest(request: AdsRequest): Buffer {
   }
 }
 
-/** Result code and (for Read/ReadWrite) data of a response payload, as a client reads it. */
-export function decodeResponseResult(commandId: number, data: Buffer): { result: number; data: Buffer } {
-  const result = data.length >= 4 ? data.readUInt32LE(0) : AdsErrorCode.InvalidAdsLength;
-  if ((commandId === AdsCommand.Read || commandId === AdsCommand.ReadWrite) && data.length >= 8) {
-    const length = data.readUInt32LE(4);
-    return { result, data: data.subarray(8, 8 + length) };
-  }
-  return { result, data: data.subarray(4) };
+/** The ReadDeviceInfo answer of a port: a version under the port's device name. */
+export function deviceInfoResponse(
+  version: { major: number; minor: number; build: number },
+  name: string,
+): AdsResponse {
+  const { major, minor, build } = version;
+  return { command: AdsCommand.ReadDeviceInfo, major, minor, build, name };
 }

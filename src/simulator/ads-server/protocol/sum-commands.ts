@@ -1,5 +1,6 @@
 // Sum commands (0xF080 read, 0xF081 write, 0xF082 read-write): many sub-commands in one ReadWrite.
 
+import { readAddress } from './commands.ts';
 import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
 
 export interface SumReadItem {
@@ -50,8 +51,7 @@ export function decodeSumRead(count: number, data: Buffer, max: number): SumRead
   for (let i = 0; i < count; i++) {
     const p = i * 12;
     items.push({
-      indexGroup: data.readUInt32LE(p),
-      indexOffset: data.readUInt32LE(p + 4),
+      ...readAddress(data, p),
       length: data.readUInt32LE(p + 8),
     });
   }
@@ -68,8 +68,7 @@ export function decodeSumWrite(count: number, data: Buffer, max: number): SumWri
     const length = data.readUInt32LE(p + 8);
     if (pos + length > data.length) throw sizeError('Sum write');
     items.push({
-      indexGroup: data.readUInt32LE(p),
-      indexOffset: data.readUInt32LE(p + 4),
+      ...readAddress(data, p),
       data: data.subarray(pos, pos + length),
     });
     pos += length;
@@ -88,8 +87,7 @@ export function decodeSumReadWrite(count: number, data: Buffer, max: number): Su
     const writeLength = data.readUInt32LE(p + 12);
     if (pos + writeLength > data.length) throw sizeError('Sum read-write');
     items.push({
-      indexGroup: data.readUInt32LE(p),
-      indexOffset: data.readUInt32LE(p + 4),
+      ...readAddress(data, p),
       readLength: data.readUInt32LE(p + 8),
       data: data.subarray(pos, pos + writeLength),
     });
@@ -130,17 +128,6 @@ export function encodeSumReadWriteResponse(results: readonly SumResult[]): Buffe
     out.writeUInt32LE(length, i * 8 + 4);
     if (length > 0) r.data.copy(out, pos);
     pos += length;
-  });
-  return out;
-}
-
-/** Client side: builds the write data of a sum read. */
-export function encodeSumReadRequest(items: readonly SumReadItem[]): Buffer {
-  const out = Buffer.alloc(items.length * 12);
-  items.forEach((item, i) => {
-    out.writeUInt32LE(item.indexGroup >>> 0, i * 12);
-    out.writeUInt32LE(item.indexOffset >>> 0, i * 12 + 4);
-    out.writeUInt32LE(item.length >>> 0, i * 12 + 8);
   });
   return out;
 }

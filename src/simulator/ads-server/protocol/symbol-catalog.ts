@@ -3,7 +3,8 @@
 
 import type { PlcType, SymbolDef } from '../../../plc/types.ts';
 import { isBaseType, typeHash, typeKey } from './ads-types.ts';
-import { IndexGroup } from '../../../plc/ads/constants.ts';
+import type { MemoryArea } from '../../engine/located-areas.ts';
+import { locate } from './area-groups.ts';
 import { EntryWriter, text } from './entry-writer.ts';
 import { encodeDataTypeEntry, encodeSymbolEntry } from './type-entries.ts';
 
@@ -48,13 +49,13 @@ export function collectDataTypes(
 export function buildSymbolCatalog(
   symbols: readonly SymbolDef[],
   declared: readonly PlcType[] = [],
+  areas: readonly MemoryArea[] = [],
 ): SymbolCatalog {
   const symbolEntries = symbols.map((s) =>
     encodeSymbolEntry({
       name: s.name,
       type: s.type,
-      indexGroup: IndexGroup.PlcMemory,
-      indexOffset: s.offset,
+      ...locate(areas, s.offset),
       comment: s.comment,
     }),
   );

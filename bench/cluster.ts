@@ -1,0 +1,324 @@
+// bench:cluster: what coordination through Redis costs. 20 PLCs over ADS (a plant process), 50 symbols each changing
+// every 100 ms scan; 1,500 SSE clients, each subscribed to one symbol, spread evenly over three replicas sharing one
+// redis-server (500 each), against the same 1,500 clients on one process without Redis. Rounds interleave so machine
+// load hits both alike. Prints change-to-client latency p50/p99 (every 10th client sampled), events per second,
+// drops, gateway CPU per delivered event (all replicas summed) and Redis operations per second; then the cluster at
+// 300 clients, to show that Redis traffic does not grow with clients. Needs redis-server on the PATH.
+// Run: npm run bench:cluster [-- --seconds 8 --clients 1500]
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
+import { SignJWT } from 'jose';
+import { plcCount, scanMs, symbolCount, symbolPaths } from './cluster-plant.ts';
+
+const arg = (name: string): string | undefined => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+const seconds = Number(arg('seconds') ?? 8);
+const clientCount = Number(arg('clients') ?? 1500);
+const sampleEvery = 10;
+const signingKey = 'bench-signing-key-0123456789-0123456789';
+const now = (): number => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+async function startRedis(): Promise<{ url: string; proc: ChildProcess }> {
+  const port = await freePort();
+  const proc = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    proc.once('exit', () => reject(new Error(`redis-server exited: ${out}`)));
+  });
+  return { url: `redis://127.0.0.1:${port}`, proc };
+}
+
+function child(script: string, args: string[]): ChildProcess {
+  return fork(new URL(script, import.meta.url).pathname, args, {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+}
+
+async function startPlant(): Promise<{ proc: ChildProcess; ports: number[] }> {
+  const proc = child('./cluster-plant.ts', []);
+  const [m] = (await once(proc, 'message')) as [{ ports: number[] }];
+  return { proc, ports: m.ports };
+}
+
+const plcIds = Array.from({ length: plcCount }, (_, i) => `plc${String(i + 1).padStart(2, '0')}`);
+
+function settingsFile(ports: number[], index: number, redisUrl: string | undefined): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-cluster-')), 'appsettings.json');
+  const settings = {
+    Logging: { Level: 'warn' },
+    Auth: { SigningKey: signingKey },
+    // Only coordination and fan-out are measured: per-user limits would refuse one bench user's 500 streams.
+    RateLimiting: { Enabled: false },
+    ConnectionLimits: { MaxPerUser: 10_000, MaxTotal: 10_000 },
+    AmsRouter: { NetId: `127.0.0.1.1.${30 + index}` },
+    PlcTargets: Object.fromEntries(
+      plcIds.map((id, i) => [
+        id,
+        { Mode: 'Real', AmsNetId: '127.0.0.1.1.1', Address: '127.0.0.1', TcpPort: ports[i] },
+      ]),
+    ),
+    ...(redisUrl ? { Cluster: { Redis: redisUrl, ReplicaId: `replica-${index}` } } : {}),
+  };
+  writeFileSync(file, JSON.stringify(settings));
+  return file;
+}
+
+interface Replica {
+  proc: ChildProcess;
+  url: string;
+}
+
+async function startReplica(file: string): Promise<Replica> {
+  const proc = child('./cluster-replica.ts', [file]);
+  const [m] = (await once(proc, 'message')) as [{ url: string }];
+  // Listening comes before the ADS connections are up: clients are opened once every PLC is connected.
+  for (;;) {
+    const report = (await (await fetch(`${m.url}/health/ready`)).json()) as {
+      checks: Array<{ name: string; status: string }>;
+    };
+    if (report.checks.find((c) => c.name === 'plc-connectivity')?.status === 'Healthy') break;
+    await sleep(200);
+  }
+  return { proc, url: m.url };
+}
+
+async function cpuMs(proc: ChildProcess): Promise<number> {
+  proc.send('cpu');
+  const [m] = (await once(proc, 'message')) as [{ cpuMs: number }];
+  return m.cpuMs;
+}
+
+async function stopAll(procs: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    procs.map(async (p) => {
+      if (p.exitCode !== null) return;
+      const exited = once(p, 'exit');
+      p.send('stop');
+      await exited;
+    }),
+  );
+}
+
+async function droppedTotal(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let sum = 0;
+  for (const m of text.matchAll(/^stream_events_dropped_total\{[^}]*\} (\d+)/gm)) sum += Number(m[1]);
+  return sum;
+}
+
+interface Counters {
+  events: number;
+  latencies: number[];
+}
+
+function sseClient(url: string, token: string, k: number, counters: Counters): Promise<() => void> {
+  const plcId = plcIds[k % plcCount] ?? 'plc01';
+  const symbol = symbolPaths[Math.floor(k / plcCount) % symbolCount] ?? 'MAIN.rValue0';
+  const sampled = k % sampleEvery === 0;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/api/plcs/${plcId}/notifications/sse?symbols=${encodeURIComponent(symbol)}`,
+      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      (res) => {
+        res.setEncoding('utf8');
+        if (res.statusCode !== 200) {
+          let body = '';
+          res.on('data', (text: string) => (body += text));
+          res.on('end', () => reject(new Error(`SSE answered ${String(res.statusCode)}: ${body}`)));
+          return;
+        }
+        res.on('data', (text: string) => {
+          for (let i = text.indexOf('event: change'); i >= 0; i = text.indexOf('event: change', i + 13))
+            counters.events++;
+          if (!sampled) return;
+          const t = now();
+          for (const m of text.matchAll(/"value":([0-9.e+]+)/g)) counters.latencies.push(t - Number(m[1]));
+        });
+        resolve(() => req.destroy());
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+interface Result {
+  label: string;
+  clients: number;
+  p50: number;
+  p99: number;
+  eventsPerSecond: number;
+  expectedPerSecond: number;
+  dropped: number;
+  cpuMsPerKiloEvent: number;
+  redisOpsPerSecond: number;
+}
+
+const percentile = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+};
+
+async function redisOps(redis: Redis | undefined): Promise<number> {
+  if (!redis) return 0;
+  const info = await redis.info('stats');
+  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
+async function round(
+  label: string,
+  replicaCount: number,
+  clients: number,
+  plantPorts: number[],
+  redisUrl: string | undefined,
+  token: string,
+): Promise<Result> {
+  const replicas = await Promise.all(
+    Array.from({ length: replicaCount }, (_, i) => startReplica(settingsFile(plantPorts, i + 1, redisUrl))),
+  );
+  const probe = redisUrl ? new Redis(redisUrl) : undefined;
+  const counters: Counters = { events: 0, latencies: [] };
+  const closers: Array<() => void> = [];
+  try {
+    for (let k = 0; k < clients; k++) {
+      const replica = replicas[k % replicaCount] as Replica;
+      closers.push(await sseClient(replica.url, token, k, counters));
+    }
+    await sleep(4000); // warm-up: initial values, JIT, replicas settling
+    counters.events = 0;
+    counters.latencies = [];
+    const droppedBefore = (await Promise.all(replicas.map((r) => droppedTotal(r.url)))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    const cpuBefore = await Promise.all(replicas.map((r) => cpuMs(r.proc)));
+    const opsBefore = await redisOps(probe);
+    const started = now();
+    await sleep(seconds * 1000);
+    const elapsed = (now() - started) / 1000;
+    const events = counters.events;
+    const opsAfter = await redisOps(probe);
+    const cpuAfter = await Promise.all(replicas.map((r) => cpuMs(r.proc)));
+    const droppedAfter = (await Promise.all(replicas.map((r) => droppedTotal(r.url)))).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    const cpu = cpuAfter.reduce((a, b, i) => a + b - (cpuBefore[i] ?? 0), 0);
+    return {
+      label,
+      clients,
+      p50: percentile(counters.latencies, 50),
+      p99: percentile(counters.latencies, 99),
+      eventsPerSecond: events / elapsed,
+      expectedPerSecond: (clients * 1000) / scanMs,
+      dropped: droppedAfter - droppedBefore,
+      cpuMsPerKiloEvent: (cpu / events) * 1000,
+      // The probe's own INFO calls are two of these.
+      redisOpsPerSecond: probe ? (opsAfter - opsBefore - 1) / elapsed : 0,
+    };
+  } finally {
+    for (const close of closers) close();
+    probe?.disconnect();
+    await stopAll(replicas.map((r) => r.proc));
+  }
+}
+
+function print(r: Result): void {
+  console.log(
+    `${r.label.padEnd(24)} clients ${String(r.clients).padStart(5)}  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99
+      .toFixed(1)
+      .padStart(
+        6,
+      )} ms  ${Math.round(r.eventsPerSecond).toString().padStart(6)}/${r.expectedPerSecond} events/s  dropped ${
+      r.dropped
+    }  CPU ${r.cpuMsPerKiloEvent.toFixed(1).padStart(5)} ms per 1000 events  Redis ${r.redisOpsPerSecond.toFixed(1)} ops/s`,
+  );
+}
+
+async function main(): Promise<void> {
+  const token = await new SignJWT({ sub: 'bench', role: 'admin', scope: 'ads:read', plc_access: ['*'] })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(signingKey));
+  const redis = await startRedis();
+  const plant = await startPlant();
+  const results: Result[] = [];
+  try {
+    console.log(
+      `bench:cluster: ${plcCount} PLCs x ${symbolCount} symbols every ${scanMs} ms; each client 1 symbol; ${seconds} s per round`,
+    );
+    for (let i = 0; i < 2; i++) {
+      for (const r of [
+        await round('3 replicas + Redis', 3, clientCount, plant.ports, redis.url, token),
+        await round('1 process', 1, clientCount, plant.ports, undefined, token),
+      ]) {
+        print(r);
+        results.push(r);
+      }
+    }
+    const few = await round(
+      '3 replicas + Redis',
+      3,
+      Math.round(clientCount / 5),
+      plant.ports,
+      redis.url,
+      token,
+    );
+    print(few);
+    const mean = (label: string, f: (r: Result) => number) => {
+      const rs = results.filter((r) => r.label === label);
+      return rs.reduce((a, r) => a + f(r), 0) / rs.length;
+    };
+    const cluster = (f: (r: Result) => number) => mean('3 replicas + Redis', f);
+    const single = (f: (r: Result) => number) => mean('1 process', f);
+    console.log(
+      `ratios (mean of rounds): CPU per delivered event, cluster / one process = ${(
+        cluster((r) => r.cpuMsPerKiloEvent) / single((r) => r.cpuMsPerKiloEvent)
+      ).toFixed(
+        2,
+      )} (target <= 1.3); p99 cluster ${cluster((r) => r.p99).toFixed(1)} ms vs one process ${single(
+        (r) => r.p99,
+      ).toFixed(1)} ms (target < CycleTimeMs + 100 ms = ${scanMs + 100} ms)`,
+    );
+    console.log(
+      `Redis operations per second: ${cluster((r) => r.redisOpsPerSecond).toFixed(1)} at ${clientCount} clients, ${few.redisOpsPerSecond.toFixed(
+        1,
+      )} at ${few.clients} clients (heartbeats only: stream traffic never goes through Redis)`,
+    );
+  } finally {
+    plant.proc.send('stop');
+    redis.proc.kill('SIGKILL');
+  }
+}
+
+await main();

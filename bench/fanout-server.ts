@@ -1,0 +1,75 @@
+// The server side of bench:fanout, run in its own process so its CPU and RSS are its own: either the gateway over
+// one simulated PLC whose 50 LREAL symbols change every 100 ms scan (each value is the wall-clock time of the
+// write, for latency), or the ceiling: a bare `ws` server broadcasting the same changes as pre-serialised frames.
+import { performance } from 'node:perf_hooks';
+import { WebSocketServer } from 'ws';
+import { buildApp } from '../src/app.ts';
+import { mintToken } from '../src/cli/mint-token.ts';
+import { configFromDocument } from '../src/config/load.ts';
+import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
+import { SimulatedTarget } from '../src/targets/simulated/index.ts';
+import { createRegistry } from '../src/targets/registry.ts';
+
+const signingKey = 'bench-signing-key-0123456789-0123456789';
+const symbolCount = 50;
+const scanMs = 100;
+const symbolPaths = Array.from({ length: symbolCount }, (_, i) => `MAIN.rValue${i}`);
+const now = (): number => performance.timeOrigin + performance.now();
+
+async function gateway(): Promise<string> {
+  const b = new ProgramBuilder();
+  for (const p of symbolPaths) b.symbol(p, 'LREAL', { value: 0 });
+  const target = new SimulatedTarget('plc1', 'Bench PLC', new SimulatedPlc(b.build()));
+  await target.start();
+  // Defaults, except the limits raised so that only fan-out is measured.
+  const config = configFromDocument(
+    {
+      Auth: { SigningKey: signingKey },
+      RateLimiting: { Enabled: false },
+      ConnectionLimits: { MaxPerUser: 10_000, MaxTotal: 10_000 },
+    },
+    process.cwd(),
+    {},
+  );
+  const app = await buildApp(config, { registry: createRegistry([target]) });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  setInterval(() => {
+    const t = now();
+    void target.writeMany(symbolPaths.map((symbol, i) => ({ symbol, value: t + i * 1e-6 })));
+  }, scanMs);
+  const address = app.server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+}
+
+/** The ceiling: the same 50 changes per scan, serialised once and broadcast in one message per client. */
+async function ceiling(): Promise<string> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await new Promise((resolve) => wss.once('listening', resolve));
+  setInterval(() => {
+    const t = now();
+    let batch = '';
+    for (const [i, symbol] of symbolPaths.entries()) {
+      const data = JSON.stringify({
+        symbol,
+        value: t + i * 1e-6,
+        type: 'LREAL',
+        timestamp: new Date(t).toISOString(),
+      });
+      batch += `{"type":1,"target":"VariableChanged","arguments":[${data}]}\u001e`;
+    }
+    for (const client of wss.clients) client.send(batch);
+  }, scanMs);
+  const address = wss.address();
+  return `ws://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+}
+
+const mode = process.argv[2];
+const url = mode === 'ceiling' ? await ceiling() : await gateway();
+process.on('message', (message) => {
+  if (message === 'stats') process.send?.({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss });
+});
+const token = await mintToken(
+  { sub: 'bench', role: 'viewer', scope: 'ads:read', plcAccess: ['*'], ttlSeconds: 3600 },
+  { key: signingKey, roleClaim: 'role' },
+);
+process.send?.({ url, token, symbols: symbolPaths });

@@ -1,0 +1,26 @@
+// Entry point: read the gateway's console settings, take a token from the address bar, an OIDC callback or
+// this tab's session, then render.
+import { render } from 'preact';
+import 'uplot/dist/uPlot.min.css';
+import './styles/app.css';
+import type { ConsoleSettings } from './api/types.ts';
+import { resumeOidc } from './auth/oidc.ts';
+import { restoreSession, settings, takeFragmentToken } from './auth/session.ts';
+import { App } from './app.tsx';
+import './live/recorder.ts';
+import { startRouter } from './router.ts';
+import { applyTheme } from './theme.ts';
+
+async function start(): Promise<void> {
+  applyTheme();
+  const response = await fetch('settings.json', { cache: 'no-store' });
+  settings.value = (await response.json()) as ConsoleSettings;
+  restoreSession();
+  takeFragmentToken();
+  if (await resumeOidc()) return;
+  startRouter();
+  const root = document.getElementById('app');
+  if (root !== null) render(<App />, root);
+}
+
+void start();

@@ -1,0 +1,149 @@
+// The replica's connections to Redis: one for commands, one for pub/sub. Commands fail fast while Redis is away
+// (no offline queue, a command timeout), so callers can fail open or closed instead of hanging; the link
+// reconnects on its own and reports reachability for health and metrics.
+import { createHash } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** The structured logger the link writes to (pino's call shape). */
+export interface ClusterLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+export interface RedisLinkSettings {
+  readonly url: string;
+  readonly password?: string | undefined;
+}
+
+/** A Lua script run by its SHA once Redis knows it. */
+export interface LuaScript {
+  readonly lua: string;
+  readonly sha: string;
+}
+
+export function luaScript(lua: string): LuaScript {
+  return { lua, sha: createHash('sha1').update(lua).digest('hex') };
+}
+
+const commandTimeoutMs = 1000;
+
+export function redisOptions(settings: RedisLinkSettings): RedisOptions {
+  return {
+    // TLS comes from the rediss:// scheme; a password may be in the URL or given apart (kept out of files).
+    ...(settings.password === undefined ? {} : { password: settings.password }),
+    enableOfflineQueue: false,
+    commandTimeout: commandTimeoutMs,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 2000,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    lazyConnect: true,
+  };
+}
+
+export class RedisLink {
+  readonly commands: Redis;
+  readonly subscriber: Redis;
+  readonly #log: ClusterLog;
+  readonly #up: Gauge;
+  readonly #errors: Counter;
+  readonly #operations: Counter;
+  #reachable = false;
+  #closed = false;
+  readonly #onRestored = new Set<() => void>();
+
+  constructor(settings: RedisLinkSettings, log: ClusterLog, metrics: Registry) {
+    this.#log = log;
+    this.commands = new Redis(settings.url, redisOptions(settings));
+    // The subscriber queues its SUBSCRIBE until connected and resubscribes after every reconnect.
+    this.subscriber = new Redis(settings.url, { ...redisOptions(settings), enableOfflineQueue: true });
+    this.#up = new Gauge({
+      name: 'cluster_redis_up',
+      help: 'Whether the shared Redis is reachable (1) or not (0).',
+      registers: [metrics],
+    });
+    this.#errors = new Counter({
+      name: 'cluster_redis_errors_total',
+      help: 'Redis operations that failed, by operation.',
+      labelNames: ['operation'],
+      registers: [metrics],
+    });
+    this.#operations = new Counter({
+      name: 'cluster_redis_operations_total',
+      help: 'Redis operations sent by this replica, by operation.',
+      labelNames: ['operation'],
+      registers: [metrics],
+    });
+    this.commands.on('ready', () => this.#setReachable(true));
+    this.commands.on('close', () => this.#setReachable(false));
+    // ioredis also emits every failed reconnect as an error; the state change is what gets logged.
+    this.commands.on('error', () => undefined);
+    this.subscriber.on('error', () => undefined);
+  }
+
+  get reachable(): boolean {
+    return this.#reachable;
+  }
+
+  /** Connects both clients; resolves once the first attempt has succeeded or failed (it keeps retrying). */
+  async connect(): Promise<void> {
+    await Promise.all([
+      this.commands.connect().catch(() => undefined),
+      this.subscriber.connect().catch(() => undefined),
+    ]);
+  }
+
+  /** Runs `fn` after each reconnect that follows an outage (Redis may have come back empty). */
+  onRestored(fn: () => void): () => void {
+    this.#onRestored.add(fn);
+    return () => void this.#onRestored.delete(fn);
+  }
+
+  /** Counts one operation and its failure; rethrows so the caller decides between failing open or closed. */
+  async run<T>(operation: string, fn: (redis: Redis) => Promise<T>): Promise<T> {
+    this.#operations.inc({ operation });
+    try {
+      return await fn(this.commands);
+    } catch (err) {
+      this.#errors.inc({ operation });
+      throw err;
+    }
+  }
+
+  /** EVALSHA, loading the script on first use (and after Redis restarts empty). */
+  async eval(
+    operation: string,
+    script: LuaScript,
+    keys: readonly string[],
+    args: readonly (string | number)[],
+  ) {
+    return this.run(operation, async (redis) => {
+      try {
+        return await redis.evalsha(script.sha, keys.length, ...keys, ...args);
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+        return await redis.eval(script.lua, keys.length, ...keys, ...args);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.commands.disconnect();
+    this.subscriber.disconnect();
+    await Promise.resolve();
+  }
+
+  #setReachable(reachable: boolean): void {
+    if (reachable === this.#reachable || this.#closed) return;
+    this.#reachable = reachable;
+    this.#up.set(reachable ? 1 : 0);
+    if (reachable) {
+      this.#log.info({}, 'shared Redis reachable');
+      for (const fn of [...this.#onRestored]) fn();
+    } else {
+      this.#log.error({}, 'shared Redis unreachable: limits fail open, Lifecycle is refused');
+    }
+  }
+}

@@ -1,0 +1,53 @@
+// Cluster mode (`Cluster.Redis` set): joins the replicas and hands the app the shared implementations of what
+// would otherwise live in this process: the limiter store, the audit store, the stream ledger and the health check.
+import type { Registry } from 'prom-client';
+import type { AuditStore } from '../audit/store.ts';
+import type { Settings } from '../config/schema.ts';
+import type { HealthCheck } from '../features/health/service.ts';
+import type { Clock } from '../guards/rate-limit/limiter.ts';
+import type { LimiterFactory } from '../guards/rate-limit/rate-limits.ts';
+import type { StreamLedger } from '../http/streams/stream-ledger.ts';
+import { Cluster } from './cluster.ts';
+import { clusterCheck } from './health.ts';
+import type { ClusterLog } from './redis-link.ts';
+import { SharedAuditStore } from './shared-audit-store.ts';
+import { sharedLimiterFactory } from './shared-limits.ts';
+import { SharedStreams } from './shared-streams.ts';
+
+export interface ClusterServices {
+  readonly cluster: Cluster;
+  readonly limiterStore: LimiterFactory;
+  readonly auditStore: AuditStore;
+  readonly streamLedger: StreamLedger;
+  /** The `cluster` readiness check. */
+  check(): Promise<HealthCheck>;
+  close(): Promise<void>;
+}
+
+export interface ClusterDeps {
+  readonly log: ClusterLog;
+  readonly metrics: Registry;
+  readonly now: Clock;
+  /** The port this replica listens on, for the default ReplicaId. */
+  readonly port?: number | undefined;
+}
+
+/** Undefined without `Cluster.Redis`: one process, everything in memory. */
+export async function startCluster(
+  settings: Settings,
+  deps: ClusterDeps,
+): Promise<ClusterServices | undefined> {
+  const url = settings.Cluster.Redis;
+  if (url === undefined) return undefined;
+  const cluster = new Cluster({ ...settings.Cluster, Redis: url }, deps);
+  const streamLedger = new SharedStreams(cluster, deps.log);
+  await cluster.start();
+  return {
+    cluster,
+    limiterStore: sharedLimiterFactory(cluster.link, deps.log, deps.metrics, deps.now),
+    auditStore: new SharedAuditStore(cluster.link, settings.Audit.Length),
+    streamLedger,
+    check: () => clusterCheck(cluster),
+    close: () => cluster.close(),
+  };
+}

@@ -1,0 +1,56 @@
+// Admin routes (Admin policy, always on whatever the flags): the open stream connections, and ending one.
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../errors.ts';
+import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
+import { envelopeResponses, ok } from '../../http/envelope.ts';
+import type { FeaturePlugin } from '../../http/feature-context.ts';
+
+const Connection = Type.Object({
+  id: Type.String(),
+  kind: Type.String({ description: 'notifications.sse, notifications.ws, alarms.sse, ...' }),
+  plcId: Type.Union([Type.String(), Type.Null()]),
+  user: Type.String({ description: 'The token subject' }),
+  remote: Type.String({ description: 'Client address' }),
+  openedAt: Type.String({ format: 'date-time' }),
+  symbols: Type.Array(Type.String(), { description: 'Subscribed symbol paths' }),
+  sent: Type.Integer({ description: 'Events written to the client' }),
+  dropped: Type.Integer({ description: 'Events dropped from its full queue' }),
+  replica: Type.Optional(Type.String({ description: 'Cluster mode: the ReplicaId serving the stream' })),
+});
+
+const config = { policy: 'Admin' } as const;
+
+export const adminRoutes: FeaturePlugin = (app, { streams }) => {
+  app.get(
+    '/api/admin/connections',
+    {
+      schema: {
+        tags: ['Admin'],
+        summary: 'Open SSE and WebSocket streams',
+        response: envelopeResponses(Type.Array(Connection)),
+      },
+      config,
+    },
+    async () => ok(await streams.registry.listAll()),
+  );
+
+  app.delete(
+    '/api/admin/connections/:id',
+    {
+      schema: {
+        tags: ['Admin'],
+        summary: 'End a stream (SSE end; WebSocket SignalR Close then close frame)',
+        params: Type.Object({ id: Type.String() }),
+        response: envelopeResponses(Type.Object({ id: Type.String(), terminated: Type.Literal(true) })),
+      },
+      config: { ...config, audit: auditParam('connection.terminate', 'id') },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const ended = await streams.registry.end(id);
+      noteAudit(request, { plcId: ended?.plcId ?? null });
+      if (ended === undefined) throw new AppError('NOT_FOUND', 'No open stream has this id.');
+      return ok({ id, terminated: true as const });
+    },
+  );
+};

@@ -1,0 +1,132 @@
+// Alarm transitions to one stream client (SSE or the SignalR hub) over the PLCs it may see: `alarm` events
+// `{ kind, alarm }` with ids `<plcId>:<seq>` (fleet: every PLC's last seq, comma-separated), and resumption from a
+// Last-Event-ID: the journal's missed transitions in order, or a `resync` with the alarm list when it cannot.
+import type { EventSink } from '../../http/streams/outbox.ts';
+import type { JournalEntry } from './journal.ts';
+import type { AlarmMonitor } from './monitor.ts';
+import { historyItem, type AlarmService } from './service.ts';
+
+/** PLC -> the last seq a client has seen. */
+export type Cursor = ReadonlyMap<string, number>;
+
+/** `line1:17,line2:40` -> cursor; undefined when the text is not one. */
+export function parseCursor(text: string): Cursor | undefined {
+  const cursor = new Map<string, number>();
+  for (const part of text.split(',')) {
+    const m = /^([A-Za-z0-9_-]{1,64}):(\d{1,16})$/.exec(part.trim());
+    if (!m?.[1] || !m[2] || cursor.has(m[1])) return undefined;
+    cursor.set(m[1], Number(m[2]));
+  }
+  return cursor;
+}
+
+export function formatCursor(cursor: Cursor): string {
+  return [...cursor].map(([plcId, seq]) => `${plcId}:${seq}`).join(',');
+}
+
+export interface FeedOptions {
+  readonly service: AlarmService;
+  /** Monitored PLCs this client may see (one for the per-PLC routes). */
+  readonly plcIds: readonly string[];
+  /** The fleet stream's ids carry every PLC's position; a per-PLC stream's only its own. */
+  readonly fleet: boolean;
+  readonly cultures: readonly string[];
+  /** Last-Event-ID as the client sent it, or null. */
+  readonly lastEventId: string | null;
+  /** More missed transitions than this (the client's queue length) are not replayed: a resync replaces them. */
+  readonly maxReplay: number;
+}
+
+// A transition's `{ kind, alarm }` JSON, made once per culture preference and shared by every client.
+const framed = new WeakMap<JournalEntry, Map<string, string>>();
+const maxCulturesPerEntry = 8;
+
+function frameJson(
+  service: AlarmService,
+  plcId: string,
+  entry: JournalEntry,
+  cultures: readonly string[],
+): string {
+  const key = cultures.join(',');
+  let byCulture = framed.get(entry);
+  const hit = byCulture?.get(key);
+  if (hit !== undefined) return hit;
+  const { kind, alarm } = historyItem(plcId, entry, service.renderer(cultures));
+  const json = JSON.stringify({ kind, alarm });
+  if (byCulture === undefined) {
+    byCulture = new Map<string, string>();
+    framed.set(entry, byCulture);
+  }
+  if (byCulture.size < maxCulturesPerEntry) byCulture.set(key, json);
+  return json;
+}
+
+/**
+ * Starts a client's feed on `sink`: resumption first (replay or resync), then live transitions, in one tick so
+ * nothing falls between the two. Returns the function that stops the feed.
+ */
+export function openAlarmFeed(sink: EventSink, options: FeedOptions): () => void {
+  const { service, plcIds, cultures } = options;
+  const monitors = plcIds.map((id) => service.monitor(id));
+  const seen = new Map(monitors.map((m) => [m.plcId, m.journal.newest()] as const));
+  const send = (plcId: string, entry: JournalEntry): void => {
+    seen.set(plcId, entry.seq);
+    const id = options.fleet ? formatCursor(seen) : `${plcId}:${entry.seq}`;
+    sink.send({ name: 'alarm', data: frameJson(service, plcId, entry, cultures), id });
+  };
+
+  const last = options.lastEventId?.trim() ?? '';
+  if (last !== '') {
+    const cursor = parseCursor(last);
+    if (cursor !== undefined && replayable(monitors, cursor, options.maxReplay))
+      replay(monitors, cursor, seen, send);
+    else {
+      const list = service.list(plcIds, cultures);
+      sink.send({ name: 'resync', data: JSON.stringify(list), id: formatCursor(seen) });
+    }
+  }
+
+  const stops = monitors.map((m) =>
+    m.onTransitions((entries) => {
+      for (const e of entries) send(m.plcId, e);
+    }),
+  );
+  return () => {
+    for (const stop of stops) stop();
+  };
+}
+
+/** Every PLC's journal still holds what the cursor missed, and all of it fits the client's queue. */
+function replayable(monitors: readonly AlarmMonitor[], cursor: Cursor, max: number): boolean {
+  let missed = 0;
+  for (const m of monitors) {
+    const seq = cursor.get(m.plcId);
+    if (seq === undefined || !m.journal.holdsAfter(seq)) return false;
+    // Sequence numbers are consecutive within a journal.
+    missed += m.journal.newest() - seq;
+  }
+  return missed <= max;
+}
+
+/** Every transition after the cursor, PLC by PLC, oldest first. */
+function replay(
+  monitors: readonly AlarmMonitor[],
+  cursor: Cursor,
+  seen: Map<string, number>,
+  send: (plcId: string, entry: JournalEntry) => void,
+): void {
+  for (const m of monitors) {
+    const after = cursor.get(m.plcId);
+    // Each replayed id names, for the PLCs not replayed yet, the position the client already had.
+    if (after !== undefined) seen.set(m.plcId, after);
+  }
+  for (const m of monitors) {
+    let after = cursor.get(m.plcId);
+    for (;;) {
+      const page = m.journal.readSince(after, 1000);
+      if (page.entries.length === 0) break;
+      for (const e of page.entries) send(m.plcId, e);
+      after = page.nextAfter;
+    }
+  }
+}

@@ -1,0 +1,172 @@
+// Notification routes (flag Notifications, ReadAccess): the SSE stream and the SignalR hub of one PLC.
+import { Type } from '@sinclair/typebox';
+import { AppError } from '../../errors.ts';
+import { targetOf } from '../../guards/install-guards.ts';
+import { ErrorEnvelope } from '../../http/envelope.ts';
+import type { FeaturePlugin } from '../../http/feature-context.ts';
+import { PlcIdParams } from '../../http/schemas.ts';
+import { openSse } from '../../http/streams/open-sse.ts';
+import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
+import { checkEtherCatStream, streamEtherCat } from '../ethercat/stream.ts';
+import { NotificationService } from './service.ts';
+import { symbolKey } from './session.ts';
+
+const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
+
+/** Stream event name -> hub method the client registers with `connection.on(...)`. */
+export const hubMethods = {
+  // SubscriptionConfirmed(string[]): the symbols themselves, not the SSE event's object.
+  subscribed: {
+    method: 'SubscriptionConfirmed',
+    argument: (json: string) => JSON.stringify((JSON.parse(json) as { symbols: string[] }).symbols),
+  },
+  change: 'VariableChanged',
+  error: 'SymbolError',
+  disconnected: 'Disconnected',
+  reconnected: 'Reconnected',
+  ethercat: 'EtherCatChanged',
+} as const;
+
+function symbolList(args: readonly unknown[]): string[] {
+  const [symbols] = args;
+  if (
+    args.length !== 1 ||
+    !Array.isArray(symbols) ||
+    !symbols.every((s): s is string => typeof s === 'string' && s.trim().length > 0)
+  ) {
+    throw new AppError('VALIDATION_ERROR', 'Pass one argument: an array of symbol paths.');
+  }
+  return symbols;
+}
+
+export const notificationsRoutes: FeaturePlugin = (
+  app,
+  { config: appConfig, streams, limits, now, etherCat },
+) => {
+  const { settings } = appConfig;
+  const maxSymbols = settings.Notifications.MaxSymbolsPerClient;
+  const service = new NotificationService({
+    cycleTimeMs: settings.Notifications.DefaultCycleTimeMs,
+    maxSymbols,
+  });
+  app.addHook('onClose', () => service.close());
+
+  app.get(
+    '/api/plcs/:plcId/notifications/sse',
+    {
+      sse: { kind: 'manual', heartbeat: false },
+      schema: {
+        tags: ['Notifications'],
+        summary: 'Live variable changes as Server-Sent Events',
+        description:
+          'Events: `subscribed` { symbols } first, then the current value of each as `change` ' +
+          '{ symbol, value, type, timestamp }, then every change; `heartbeat` {} every HeartbeatSeconds; ' +
+          '`error` { symbol, code, message } (unknown symbol, SYMBOL_INVALIDATED); `disconnected` { plcId, code } ' +
+          'and `reconnected` { plcId } followed by fresh values; `gap` { dropped } when a slow client lost events. ' +
+          'Every event has an id; a client resuming with Last-Event-ID gets `subscribed` and every current value ' +
+          'again. Refusals are JSON, before the stream opens. Opening counts against NotificationConnections.',
+        params: PlcIdParams,
+        querystring: Type.Object({
+          symbols: Type.Optional(
+            Type.Array(Type.String({ minLength: 1 }), {
+              minItems: 1,
+              description: `Repeat per symbol (symbols=a&symbols=b); at most ${maxSymbols} (400 SUBSCRIPTION_LIMIT_EXCEEDED)`,
+            }),
+          ),
+          ethercat: Type.Optional(
+            Type.Boolean({
+              description:
+                'true: also `ethercat` { masterId, address, slave } events, every slave first, then changes ' +
+                '(flag EtherCatDiagnostics)',
+            }),
+          ),
+        }),
+        response: {
+          200: {
+            description: 'The event stream',
+            content: { 'text/event-stream': { schema: Type.String() } },
+          },
+          '4xx': ErrorEnvelope,
+          '5xx': ErrorEnvelope,
+        },
+      },
+      config,
+    },
+    async (request, reply) => {
+      const target = targetOf(request);
+      const symbols = request.query.symbols ?? [];
+      const ethercat = request.query.ethercat === true;
+      if (symbols.length === 0 && !ethercat) {
+        throw new AppError('VALIDATION_ERROR', 'Pass symbols, ethercat=true, or both.');
+      }
+      if (ethercat) checkEtherCatStream(appConfig, target);
+      const distinct = new Set(symbols.map(symbolKey)).size;
+      if (distinct > maxSymbols) {
+        throw new AppError(
+          'SUBSCRIPTION_LIMIT_EXCEEDED',
+          `At most ${maxSymbols} symbols per client (Notifications:MaxSymbolsPerClient); got ${distinct}.`,
+        );
+      }
+      if (target.connectionState() !== 'Connected') {
+        throw new AppError('PLC_UNAVAILABLE', `PLC '${target.id}' is not connected.`);
+      }
+      const { stream, entry } = await openSse(
+        reply,
+        { streams, limits },
+        { kind: 'notifications.sse', plcId: target.id },
+      );
+      const session = service.open(target, stream);
+      entry.describeWith(() => session.symbols());
+      let stopEtherCat = (): void => undefined;
+      stream.onClose(() => {
+        stopEtherCat();
+        void session.close();
+      });
+      await session.subscribe(symbols);
+      if (ethercat) stopEtherCat = await streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
+    },
+  );
+
+  registerHub(
+    app,
+    streams,
+    {
+      path: '/api/plcs/:plcId/notifications/ws',
+      kind: 'notifications.ws',
+      config,
+      tag: 'Notifications',
+      serverMethods: hubMethods,
+      open: (connection, request) => {
+        const target = targetOf(request);
+        const session = service.open(target, connection);
+        let stopEtherCat: (() => void) | undefined;
+        let closed = false;
+        connection.onClose(() => {
+          closed = true;
+          stopEtherCat?.();
+          void session.close();
+        });
+        connection
+          .method('Subscribe', async (args, complete) => {
+            const symbols = symbolList(args);
+            if (target.connectionState() !== 'Connected') {
+              throw new AppError('PLC_UNAVAILABLE', `PLC '${target.id}' is not connected.`);
+            }
+            // The Completion is queued right after SubscriptionConfirmed, before the first values.
+            return (await session.subscribe(symbols, complete)).symbols;
+          })
+          .method('Unsubscribe', (args) => session.unsubscribe(symbolList(args)))
+          .method('SubscribeEtherCat', async (args) => {
+            if (args.length !== 0)
+              throw new AppError('VALIDATION_ERROR', 'SubscribeEtherCat takes no argument.');
+            checkEtherCatStream(appConfig, target);
+            if (stopEtherCat) return null;
+            stopEtherCat = await streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
+            if (closed) stopEtherCat();
+            return null;
+          });
+      },
+    },
+    now,
+  );
+};

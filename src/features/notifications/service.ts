@@ -1,0 +1,97 @@
+// Live variable notifications per PLC: the shared subscriptions, the sessions of its clients, and the link
+// events (`disconnected`, then `reconnected` followed by fresh values of every symbol in use).
+import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
+import type { EventSink } from '../../http/streams/outbox.ts';
+import { NotificationSession } from './session.ts';
+import { SharedSubscriptions } from './shared-subscriptions.ts';
+
+export interface NotificationSettings {
+  readonly cycleTimeMs: number;
+  readonly maxSymbols: number;
+}
+
+class PlcChannel {
+  readonly shared: SharedSubscriptions;
+  readonly sessions = new Set<NotificationSession>();
+  readonly #target: PlcTarget;
+  readonly #stop: () => void;
+  #up: boolean;
+
+  constructor(target: PlcTarget, cycleTimeMs: number) {
+    this.#target = target;
+    this.shared = new SharedSubscriptions(target, cycleTimeMs);
+    this.#up = target.connectionState() === 'Connected';
+    this.#stop = target.onConnectionState((state) => this.#onState(state));
+  }
+
+  async close(): Promise<void> {
+    this.#stop();
+    await Promise.all([...this.sessions].map((s) => s.close()));
+    await this.shared.closeAll();
+  }
+
+  #onState(state: ConnectionState): void {
+    const up = state === 'Connected';
+    if (up === this.#up) return;
+    this.#up = up;
+    const plcId = this.#target.id;
+    if (!up) {
+      const data = JSON.stringify({ plcId, code: 'PLC_UNAVAILABLE' });
+      for (const s of this.sessions) s.emit({ name: 'disconnected', data });
+      return;
+    }
+    const data = JSON.stringify({ plcId });
+    for (const s of this.sessions) s.emit({ name: 'reconnected', data });
+    void this.#refresh();
+  }
+
+  /** After a reconnect every client gets fresh values, whether or not they changed while the link was down. */
+  async #refresh(): Promise<void> {
+    const paths = this.shared.paths();
+    if (paths.length === 0) return;
+    let items;
+    try {
+      items = await this.#target.readMany(paths);
+    } catch {
+      return; // Down again already: the next reconnect refreshes.
+    }
+    for (const item of items) {
+      if ('value' in item) this.shared.deliver(item.symbol, item);
+    }
+  }
+}
+
+export class NotificationService {
+  readonly #settings: NotificationSettings;
+  readonly #channels = new Map<string, PlcChannel>();
+
+  constructor(settings: NotificationSettings) {
+    this.#settings = settings;
+  }
+
+  /** A new client session on `target`; its events go to `sink`. Close it when the client goes. */
+  open(target: PlcTarget, sink: EventSink): NotificationSession {
+    let channel = this.#channels.get(target.id);
+    if (channel === undefined) {
+      channel = new PlcChannel(target, this.#settings.cycleTimeMs);
+      this.#channels.set(target.id, channel);
+    }
+    const c = channel;
+    const session = new NotificationSession(c.shared, sink, this.#settings.maxSymbols, () =>
+      c.sessions.delete(session),
+    );
+    c.sessions.add(session);
+    return session;
+  }
+
+  /** Target subscriptions open on a PLC (one per symbol in use). */
+  subscriptionCount(plcId: string): number {
+    return this.#channels.get(plcId)?.shared.size ?? 0;
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.#channels.values()];
+    this.#channels.clear();
+    await Promise.all(all.map((c) => c.close()));
+  }
+}

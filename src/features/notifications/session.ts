@@ -1,0 +1,149 @@
+// One client's notification session, the same for SSE and the hub: the symbols it holds (at most
+// MaxSymbolsPerClient), `subscribed` then initial values, errors per unknown symbol, and invalidation.
+import { AppError, isAppError } from '../../errors.ts';
+import type { EventSink, StreamEvent } from '../../http/streams/outbox.ts';
+import type { Lease, SharedSubscriptions, SymbolListener } from './shared-subscriptions.ts';
+
+export interface SubscribeOutcome {
+  /** The symbols of this request now subscribed (already held ones included). */
+  readonly symbols: string[];
+}
+
+interface Held {
+  readonly path: string;
+  readonly listener: SymbolListener;
+  lease: Lease | undefined;
+}
+
+export function symbolKey(path: string): string {
+  return path.trim().toUpperCase();
+}
+
+export class NotificationSession {
+  readonly #shared: SharedSubscriptions;
+  readonly #sink: EventSink;
+  readonly #maxSymbols: number;
+  readonly #onClosed: () => void;
+  readonly #held = new Map<string, Held>();
+  /** Events held back while a subscribe is under way, so confirmation comes before values. */
+  #corked: StreamEvent[] | undefined;
+  #corks = 0;
+  #closed = false;
+
+  constructor(shared: SharedSubscriptions, sink: EventSink, maxSymbols: number, onClosed: () => void) {
+    this.#shared = shared;
+    this.#sink = sink;
+    this.#maxSymbols = maxSymbols;
+    this.#onClosed = onClosed;
+  }
+
+  symbols(): string[] {
+    return [...this.#held.values()].map((h) => h.path);
+  }
+
+  /** Sends an event now, or after the subscribe under way has confirmed. */
+  emit(event: StreamEvent): void {
+    if (this.#closed) return;
+    if (this.#corked !== undefined) this.#corked.push(event);
+    else this.#sink.send(event);
+  }
+
+  /**
+   * Subscribes to `paths` (case-insensitive; repeats ignored). Over MaxSymbolsPerClient in total: 400
+   * SUBSCRIPTION_LIMIT_EXCEEDED and nothing changes. Otherwise `subscribed` with the valid symbols, an `error`
+   * per symbol that could not be subscribed, `confirmed` (the hub's Completion), then the current values.
+   */
+  async subscribe(
+    paths: readonly string[],
+    confirmed?: (symbols: string[]) => void,
+  ): Promise<SubscribeOutcome> {
+    const wanted = new Map<string, string>();
+    for (const p of paths) if (!wanted.has(symbolKey(p))) wanted.set(symbolKey(p), p.trim());
+    const fresh = [...wanted].filter(([key]) => !this.#held.has(key));
+    if (this.#held.size + fresh.length > this.#maxSymbols) {
+      throw new AppError(
+        'SUBSCRIPTION_LIMIT_EXCEEDED',
+        `At most ${this.#maxSymbols} symbols per client (Notifications:MaxSymbolsPerClient); ` +
+          `this would make ${this.#held.size + fresh.length}.`,
+      );
+    }
+    this.#cork();
+    const errors: StreamEvent[] = [];
+    try {
+      const pending = fresh.map(([key, path]) => {
+        const held: Held = { path, listener: this.#listenerFor(key), lease: undefined };
+        // Held before the lease arrives, so a concurrent subscribe counts it against the limit.
+        this.#held.set(key, held);
+        return this.#shared.acquire(path, held.listener).then(
+          (lease) => {
+            held.lease = lease;
+            if (this.#closed || this.#held.get(key) !== held) void lease.release();
+          },
+          (err: unknown) => {
+            if (this.#held.get(key) === held) this.#held.delete(key);
+            const { code, message } = isAppError(err) ? err : new AppError('INTERNAL_ERROR');
+            errors.push({ name: 'error', data: JSON.stringify({ symbol: path, code, message }) });
+          },
+        );
+      });
+      await Promise.all(pending);
+      const symbols = [...wanted].filter(([key]) => this.#held.has(key)).map(([, path]) => path);
+      this.#sink.send({ name: 'subscribed', data: JSON.stringify({ symbols }) });
+      for (const e of errors) this.#sink.send(e);
+      confirmed?.(symbols);
+      return { symbols };
+    } finally {
+      this.#uncork();
+    }
+  }
+
+  /** Lets go of `paths` (unknown ones ignored); the last client of a symbol closes its subscription. */
+  async unsubscribe(paths: readonly string[]): Promise<string[]> {
+    const released: Array<Promise<void>> = [];
+    for (const p of paths) {
+      const held = this.#held.get(symbolKey(p));
+      if (held === undefined) continue;
+      this.#held.delete(symbolKey(p));
+      if (held.lease !== undefined) released.push(held.lease.release());
+    }
+    await Promise.all(released);
+    return this.symbols();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#onClosed();
+    const all = [...this.#held.values()];
+    this.#held.clear();
+    await Promise.all(all.map((h) => h.lease?.release() ?? Promise.resolve()));
+  }
+
+  #listenerFor(key: string): SymbolListener {
+    const listener: SymbolListener = {
+      change: (json) => {
+        if (this.#held.get(key)?.listener === listener) this.emit({ name: 'change', data: json });
+      },
+      invalidated: (e) => {
+        if (this.#held.get(key)?.listener !== listener) return;
+        this.#held.delete(key);
+        this.emit({ name: 'error', data: JSON.stringify(e) });
+      },
+    };
+    return listener;
+  }
+
+  #cork(): void {
+    this.#corks += 1;
+    this.#corked ??= [];
+  }
+
+  #uncork(): void {
+    this.#corks -= 1;
+    if (this.#corks > 0 || this.#corked === undefined) return;
+    const held = this.#corked;
+    this.#corked = undefined;
+    if (this.#closed) return;
+    for (const e of held) this.#sink.send(e);
+  }
+}

@@ -1,0 +1,211 @@
+// The registry of every open SSE and WebSocket stream (notifications, alarms): connection limits per user and in
+// total, the admin listing and termination, shutdown, and the stream metrics.
+import { randomUUID } from 'node:crypto';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { AppError } from '../../errors.ts';
+import type { StreamLedger } from './stream-ledger.ts';
+
+export interface StreamIdentity {
+  /** What the stream is, e.g. `notifications.sse`; the label of its metrics. */
+  readonly kind: string;
+  readonly plcId: string | null;
+  /** The JWT `sub`. */
+  readonly user: string;
+  /** The client's address. */
+  readonly remote: string;
+}
+
+export interface StreamRow extends StreamIdentity {
+  readonly id: string;
+  readonly openedAt: string;
+  readonly symbols: string[];
+  readonly sent: number;
+  readonly dropped: number;
+  /** The replica serving the stream (cluster mode only). */
+  readonly replica?: string;
+}
+
+/** Why a stream is ended from the server side; writers tell the client (SignalR Close carries it). */
+export type EndReason = 'terminated' | 'shutdown';
+
+/** One open stream, as its writer reports to the registry. */
+export interface StreamEntry {
+  readonly id: string;
+  countSent(events: number): void;
+  countDropped(events: number): void;
+  /** What the stream is subscribed to, shown in the admin listing. */
+  describeWith(symbols: () => string[]): void;
+  /** Called by the registry to end the stream (admin termination, shutdown). */
+  onEnd(end: (reason: EndReason) => void): void;
+  /** The stream has closed, for whatever reason: frees its place. Idempotent. */
+  release(): void;
+}
+
+export interface ConnectionLimitSettings {
+  readonly MaxPerUser: number;
+  readonly MaxTotal: number;
+}
+
+interface Open {
+  readonly identity: StreamIdentity;
+  readonly openedAt: Date;
+  sent: number;
+  dropped: number;
+  symbols: () => string[];
+  end: ((reason: EndReason) => void) | undefined;
+}
+
+export class StreamRegistry {
+  readonly #limits: ConnectionLimitSettings;
+  readonly #open = new Map<string, Open>();
+  readonly #perUser = new Map<string, number>();
+  readonly #connections: Gauge;
+  readonly #sent: Counter;
+  readonly #dropped: Counter;
+  readonly #ledger: StreamLedger | undefined;
+  #closing = false;
+
+  /** `ledger`: where replicas count each other's streams (cluster mode); absent, this process is all there is. */
+  constructor(limits: ConnectionLimitSettings, metrics: Registry, ledger?: StreamLedger) {
+    this.#limits = limits;
+    this.#ledger = ledger;
+    ledger?.attach({ rows: () => this.list(), terminate: (id) => this.terminate(id) });
+    this.#connections = new Gauge({
+      name: 'stream_connections',
+      help: 'Open SSE and WebSocket streams, by kind.',
+      labelNames: ['kind'],
+      registers: [metrics],
+    });
+    this.#sent = new Counter({
+      name: 'stream_events_sent_total',
+      help: 'Events written to stream clients, by kind.',
+      labelNames: ['kind'],
+      registers: [metrics],
+    });
+    this.#dropped = new Counter({
+      name: 'stream_events_dropped_total',
+      help: 'Events dropped from full client queues (slow clients), by kind.',
+      labelNames: ['kind'],
+      registers: [metrics],
+    });
+  }
+
+  /** Takes a place for a new stream, or throws 429 CONNECTION_LIMIT; call before the stream opens. */
+  async reserve(identity: StreamIdentity): Promise<StreamEntry> {
+    if (this.#closing) throw new AppError('CONNECTION_LIMIT', 'The gateway is shutting down.');
+    const id = randomUUID();
+    const counted = (await this.#ledger?.admit(id, identity, this.#limits)) === 'admitted';
+    // Without a ledger, or while it is unreachable (limits fail open to this replica's own), count here.
+    if (!counted) this.#checkLocal(identity);
+    const mine = this.#perUser.get(identity.user) ?? 0;
+    const open: Open = {
+      identity,
+      openedAt: new Date(),
+      sent: 0,
+      dropped: 0,
+      symbols: () => [],
+      end: undefined,
+    };
+    this.#open.set(id, open);
+    this.#perUser.set(identity.user, mine + 1);
+    this.#connections.inc({ kind: identity.kind });
+    const labels = { kind: identity.kind };
+    let released = false;
+    return {
+      id,
+      countSent: (n) => {
+        open.sent += n;
+        this.#sent.inc(labels, n);
+      },
+      countDropped: (n) => {
+        open.dropped += n;
+        this.#dropped.inc(labels, n);
+      },
+      describeWith: (symbols) => {
+        open.symbols = symbols;
+      },
+      onEnd: (end) => {
+        open.end = end;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#ledger?.release(id, identity.user);
+        this.#open.delete(id);
+        const left = (this.#perUser.get(identity.user) ?? 1) - 1;
+        if (left <= 0) this.#perUser.delete(identity.user);
+        else this.#perUser.set(identity.user, left);
+        this.#connections.dec(labels);
+      },
+    };
+  }
+
+  /** This replica's streams. */
+  list(): StreamRow[] {
+    const replica = this.#ledger === undefined ? {} : { replica: this.#ledger.replicaId };
+    return [...this.#open].map(([id, o]) => ({
+      id,
+      ...o.identity,
+      openedAt: o.openedAt.toISOString(),
+      symbols: o.symbols(),
+      sent: o.sent,
+      dropped: o.dropped,
+      ...replica,
+    }));
+  }
+
+  /** Every replica's streams; in cluster mode the others' figures are as of their last heartbeat. */
+  async listAll(): Promise<StreamRow[]> {
+    const mine = this.list();
+    return this.#ledger === undefined ? mine : [...mine, ...(await this.#ledger.others())];
+  }
+
+  /** Ends a stream wherever it is served; the ended stream's row, or undefined when no stream has this id. */
+  async end(id: string): Promise<StreamRow | undefined> {
+    const row = this.list().find((r) => r.id === id);
+    if (row !== undefined) {
+      this.terminate(id);
+      return row;
+    }
+    return this.#ledger?.terminateElsewhere(id);
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Ends one stream; false when no stream has this id. */
+  terminate(id: string): boolean {
+    const open = this.#open.get(id);
+    if (open === undefined) return false;
+    open.end?.('terminated');
+    return true;
+  }
+
+  #checkLocal(identity: StreamIdentity): void {
+    const { MaxPerUser, MaxTotal } = this.#limits;
+    const mine = this.#perUser.get(identity.user) ?? 0;
+    if (mine >= MaxPerUser) throw perUserRefusal(mine, MaxPerUser);
+    if (this.#open.size >= MaxTotal) throw totalRefusal(this.#open.size, MaxTotal);
+  }
+
+  /** Shutdown: refuses new streams and ends every open one. */
+  endAll(): void {
+    this.#closing = true;
+    for (const open of [...this.#open.values()]) open.end?.('shutdown');
+  }
+}
+
+export function perUserRefusal(open: number, max: number): AppError {
+  return new AppError(
+    'CONNECTION_LIMIT',
+    `This user already has ${open} open streams (ConnectionLimits:MaxPerUser ${max}).`,
+  );
+}
+
+export function totalRefusal(open: number, max: number): AppError {
+  return new AppError(
+    'CONNECTION_LIMIT',
+    `The gateway already serves ${open} streams (ConnectionLimits:MaxTotal ${max}).`,
+  );
+}

@@ -1,0 +1,262 @@
+// One SignalR hub connection over a WebSocket: handshake, Ping both ways, the client timeout, invocations with
+// and without an id (Completion, with an error on failure), Close with an error, and server-to-client
+// invocations drained from a bounded queue with backpressure (several records share one WebSocket message).
+import type { WebSocket } from 'ws';
+import { isAppError } from '../../../errors.ts';
+import { gapEventName, Outbox, type EventSink, type StreamEvent } from '../outbox.ts';
+import type { StreamEntry } from '../registry.ts';
+import {
+  checkHandshake,
+  closeFrame,
+  completionFrame,
+  handshakeError,
+  handshakeOk,
+  invocationFrame,
+  parseMessage,
+  pingFrame,
+  splitRecords,
+  type InvocationMessage,
+} from './protocol.ts';
+
+export interface HubTimings {
+  /** The server pings this often (SignalR's KeepAliveInterval, 15 s). */
+  readonly pingIntervalMs: number;
+  /** Nothing heard from the client for this long closes the connection (ClientTimeoutInterval, 30 s). */
+  readonly clientTimeoutMs: number;
+}
+
+/**
+ * A client-to-server method: its arguments as sent; the answer becomes the Completion result. A method may
+ * call `complete` earlier, to order the Completion before events it queues afterwards.
+ */
+export type HubMethod = (args: readonly unknown[], complete: (result: unknown) => void) => unknown;
+
+export interface HubConnectionOptions extends HubTimings {
+  readonly queueLength: number;
+  readonly entry: StreamEntry;
+  readonly serverMethods: ServerMethods;
+  readonly log: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * Server-to-client methods by the stream event name the feature sends (others are not sent to hub clients): a
+ * method name, whose one argument is the event data, or a method with a function reshaping the data's JSON.
+ */
+export type ServerMethods = Readonly<
+  Record<string, string | { readonly method: string; readonly argument: (json: string) => string }>
+>;
+
+// An event name no feature uses: the data is a complete protocol frame (a Completion), queued in order.
+const rawFrame = '\u0000frame';
+const maxBatchChars = 64 * 1024;
+
+export class HubConnection implements EventSink {
+  readonly #socket: WebSocket;
+  readonly #options: HubConnectionOptions;
+  readonly #outbox: Outbox;
+  readonly #methods = new Map<string, HubMethod>();
+  readonly #closeListeners: Array<() => void> = [];
+  readonly #readyListeners: Array<() => void> = [];
+  #received = '';
+  #handshaken = false;
+  #open = true;
+  #writing = false;
+  #scheduled = false;
+  readonly #ping: NodeJS.Timeout;
+  readonly #timeout: NodeJS.Timeout;
+
+  constructor(socket: WebSocket, options: HubConnectionOptions) {
+    this.#socket = socket;
+    this.#options = options;
+    this.#outbox = new Outbox(options.queueLength);
+    options.entry.onEnd((reason) =>
+      this.end(
+        reason === 'shutdown'
+          ? 'The server is shutting down.'
+          : 'The connection was terminated by an administrator.',
+        reason === 'shutdown',
+      ),
+    );
+    this.#ping = setInterval(() => {
+      if (this.#handshaken) this.#write(pingFrame);
+    }, options.pingIntervalMs);
+    this.#timeout = setTimeout(() => {
+      this.end(
+        this.#handshaken
+          ? 'Server timeout elapsed without receiving a message from the client.'
+          : 'The handshake was not received in time.',
+        false,
+      );
+    }, options.clientTimeoutMs);
+    socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
+    socket.on('close', () => this.#closed());
+    socket.on('error', () => this.#closed());
+  }
+
+  /** Registers a client-to-server method (matched case-insensitively, as SignalR does). */
+  method(name: string, fn: HubMethod): this {
+    this.#methods.set(name.toLowerCase(), fn);
+    return this;
+  }
+
+  /** Runs once the handshake succeeded (server-to-client invocations wait for it anyway). */
+  onReady(listener: () => void): void {
+    if (this.#handshaken) listener();
+    else this.#readyListeners.push(listener);
+  }
+
+  onClose(listener: () => void): void {
+    if (this.#open) this.#closeListeners.push(listener);
+    else listener();
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  send(event: StreamEvent): void {
+    if (!this.#open) return;
+    if (event.name !== rawFrame && this.#options.serverMethods[event.name] === undefined) return;
+    const dropped = this.#outbox.push(event);
+    if (dropped > 0) this.#options.entry.countDropped(dropped);
+    this.#schedule();
+  }
+
+  /** Sends Close with the error, then the WebSocket close frame. */
+  end(error: string | undefined, allowReconnect = false): void {
+    if (!this.#open) return;
+    this.#flush();
+    if (this.#handshaken) this.#write(closeFrame(error, allowReconnect));
+    this.#socket.close(1000);
+    this.#closed();
+  }
+
+  #onMessage(data: unknown, isBinary: boolean): void {
+    this.#timeout.refresh();
+    if (isBinary) {
+      this.end('Binary messages are not supported by the json protocol.');
+      return;
+    }
+    const text = Buffer.isBuffer(data)
+      ? data.toString('utf8')
+      : Buffer.concat(data as Buffer[]).toString('utf8');
+    const { records, rest } = splitRecords(this.#received + text);
+    this.#received = rest;
+    for (const record of records) {
+      if (!this.#open) return;
+      if (!this.#handshaken) this.#onHandshake(record);
+      else this.#onRecord(record);
+    }
+  }
+
+  #onHandshake(record: string): void {
+    const error = checkHandshake(record);
+    if (error !== null) {
+      this.#write(handshakeError(error));
+      this.#socket.close(1002);
+      this.#closed();
+      return;
+    }
+    this.#handshaken = true;
+    this.#write(handshakeOk);
+    for (const l of this.#readyListeners.splice(0)) l();
+    this.#schedule();
+  }
+
+  #onRecord(record: string): void {
+    const parsed = parseMessage(record);
+    if (!parsed.ok) {
+      this.end(`Protocol error: ${parsed.error}`);
+      return;
+    }
+    const message = parsed.message;
+    if (message.type === 1) void this.#invoke(message);
+    else if (message.type === 7) {
+      this.#socket.close(1000);
+      this.#closed();
+    } else if (message.type !== 6) {
+      // Streaming is not offered by these hubs.
+      this.end('Streaming invocations are not supported by this hub.');
+    }
+  }
+
+  async #invoke(message: InvocationMessage): Promise<void> {
+    const id = message.invocationId;
+    const fn = this.#methods.get(message.target.toLowerCase());
+    if (fn === undefined) {
+      if (id !== undefined) this.#complete(id, { error: `Unknown hub method '${message.target}'.` });
+      return;
+    }
+    let completed = false;
+    const complete = (result: unknown): void => {
+      if (completed) return;
+      completed = true;
+      if (id !== undefined) this.#complete(id, { result: result ?? null });
+    };
+    try {
+      complete(await fn(message.arguments, complete));
+    } catch (err) {
+      if (id === undefined || completed) return;
+      completed = true;
+      if (isAppError(err)) this.#complete(id, { error: `${err.code}: ${err.message}` });
+      else {
+        this.#options.log.warn({ err }, 'hub method failed');
+        this.#complete(id, {
+          error: `An unexpected error occurred invoking '${message.target}' on the server.`,
+        });
+      }
+    }
+  }
+
+  #complete(invocationId: string, outcome: { result: unknown } | { error: string }): void {
+    this.send({ name: rawFrame, data: completionFrame(invocationId, outcome) });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#writing || !this.#handshaken) return;
+    this.#scheduled = true;
+    queueMicrotask(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    if (!this.#open || this.#writing || !this.#handshaken) return;
+    let batch = '';
+    let count = 0;
+    for (let e = this.#outbox.shift(); e !== undefined; e = this.#outbox.shift()) {
+      if (e.name === rawFrame) batch += e.data;
+      else {
+        const method = e.name === gapEventName ? 'Gap' : this.#options.serverMethods[e.name];
+        if (method === undefined) continue;
+        batch +=
+          typeof method === 'string'
+            ? invocationFrame(method, e.data)
+            : invocationFrame(method.method, method.argument(e.data));
+        count += 1;
+      }
+      if (batch.length >= maxBatchChars) break;
+    }
+    if (batch.length === 0) return;
+    if (count > 0) this.#options.entry.countSent(count);
+    // Backpressure: the next batch waits until this one reached the socket; meanwhile the outbox drops the oldest.
+    this.#writing = true;
+    this.#socket.send(batch, () => {
+      this.#writing = false;
+      if (this.#outbox.size > 0) this.#schedule();
+    });
+  }
+
+  #write(frame: string): void {
+    if (this.#socket.readyState === 1) this.#socket.send(frame);
+  }
+
+  #closed(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    clearInterval(this.#ping);
+    clearTimeout(this.#timeout);
+    this.#outbox.clear();
+    this.#options.entry.release();
+    for (const l of this.#closeListeners.splice(0)) l();
+  }
+}

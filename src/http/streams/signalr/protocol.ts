@@ -1,0 +1,125 @@
+// The SignalR JSON hub protocol, version 1: record-separated JSON messages, the handshake, and the message
+// shapes a stock @microsoft/signalr client sends and expects. Pure: parsing and formatting only.
+
+/** Every message ends with the ASCII record separator. */
+export const recordSeparator = '\u001e';
+
+export const MessageType = {
+  Invocation: 1,
+  StreamItem: 2,
+  Completion: 3,
+  StreamInvocation: 4,
+  CancelInvocation: 5,
+  Ping: 6,
+  Close: 7,
+} as const;
+
+export interface InvocationMessage {
+  readonly type: 1;
+  readonly invocationId?: string;
+  readonly target: string;
+  readonly arguments: readonly unknown[];
+}
+
+/** What the server accepts from a client after the handshake. */
+export type ClientMessage =
+  | InvocationMessage
+  | { readonly type: 6 }
+  | { readonly type: 7; readonly error?: string }
+  | { readonly type: 2 | 3 | 4 | 5 };
+
+export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; error: string };
+
+/** Splits received text into complete messages; the remainder (an unfinished message) is returned too. */
+export function splitRecords(buffer: string): { records: string[]; rest: string } {
+  const parts = buffer.split(recordSeparator);
+  const rest = parts.pop() ?? '';
+  return { records: parts, rest };
+}
+
+/** The handshake request `{ protocol, version }`: answers the error text to send back, or null when accepted. */
+export function checkHandshake(record: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(record);
+  } catch {
+    return 'The handshake request is not valid JSON.';
+  }
+  if (typeof parsed !== 'object' || parsed === null) return 'The handshake request must be a JSON object.';
+  const { protocol, version } = parsed as { protocol?: unknown; version?: unknown };
+  if (typeof protocol !== 'string') return 'The handshake request has no protocol.';
+  if (protocol !== 'json') return `The protocol '${protocol}' is not supported; use 'json'.`;
+  if (version !== 1) return `The protocol 'json' version ${JSON.stringify(version)} is not supported; use 1.`;
+  return null;
+}
+
+export function parseMessage(record: string): ParseResult {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(record);
+  } catch {
+    return { ok: false, error: 'A message is not valid JSON.' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, error: 'A message must be a JSON object.' };
+  }
+  const m = parsed as Record<string, unknown>;
+  switch (m.type) {
+    case MessageType.Invocation: {
+      if (typeof m.target !== 'string' || m.target.length === 0) {
+        return { ok: false, error: 'An invocation needs a target.' };
+      }
+      if (!Array.isArray(m.arguments)) return { ok: false, error: 'An invocation needs an arguments array.' };
+      if (m.invocationId !== undefined && typeof m.invocationId !== 'string') {
+        return { ok: false, error: 'An invocationId must be a string.' };
+      }
+      const message: InvocationMessage = {
+        type: 1,
+        target: m.target,
+        arguments: m.arguments as unknown[],
+        ...(typeof m.invocationId === 'string' ? { invocationId: m.invocationId } : {}),
+      };
+      return { ok: true, message };
+    }
+    case MessageType.Ping:
+      return { ok: true, message: { type: 6 } };
+    case MessageType.Close:
+      return { ok: true, message: { type: 7, ...(typeof m.error === 'string' ? { error: m.error } : {}) } };
+    case MessageType.StreamItem:
+    case MessageType.Completion:
+    case MessageType.StreamInvocation:
+    case MessageType.CancelInvocation:
+      return { ok: true, message: { type: m.type } };
+    default:
+      return { ok: false, error: `Unknown message type ${JSON.stringify(m.type)}.` };
+  }
+}
+
+export const handshakeOk = `{}${recordSeparator}`;
+export const pingFrame = `{"type":6}${recordSeparator}`;
+
+export function handshakeError(error: string): string {
+  return JSON.stringify({ error }) + recordSeparator;
+}
+
+/** A server-to-client invocation whose single argument is already JSON text (serialised once, shared). */
+export function invocationFrame(target: string, argumentJson: string): string {
+  return `{"type":1,"target":${JSON.stringify(target)},"arguments":[${argumentJson}]}${recordSeparator}`;
+}
+
+export function completionFrame(
+  invocationId: string,
+  outcome: { result: unknown } | { error: string },
+): string {
+  return JSON.stringify({ type: MessageType.Completion, invocationId, ...outcome }) + recordSeparator;
+}
+
+export function closeFrame(error: string | undefined, allowReconnect: boolean): string {
+  return (
+    JSON.stringify({
+      type: MessageType.Close,
+      ...(error === undefined ? {} : { error }),
+      ...(allowReconnect ? { allowReconnect } : {}),
+    }) + recordSeparator
+  );
+}
