@@ -11,7 +11,7 @@ import { testConfig } from '../../helpers/config.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { EventLog } from '../../contract/events.ts';
 import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
-import { FaultProxy, eventually, fastTuning, realSettings, startPlant } from './harness.ts';
+import { FaultProxy, eventually, fastTuning, realSettings, startConnected, startPlant } from './harness.ts';
 
 /** A pino logger writing parsed JSON lines into `lines`. */
 function capturedLogger(): { logger: TargetLog; lines: Array<Record<string, unknown>> } {
@@ -145,6 +145,42 @@ describe('ADS target: failures are visible', () => {
         'the second cause logged',
       );
     } finally {
+      await target.close();
+      await proxy.close();
+      await plant.stop();
+    }
+  });
+
+  it('a 5xx of a Real target logs the ADS error text once, under its own key', async () => {
+    const plant = await startPlant();
+    const proxy = new FaultProxy(plant.port);
+    const target = createAdsTarget('press', realSettings(await proxy.listen()), { config }, fastTuning);
+    const lines: string[] = [];
+    const app = await buildTestApp({
+      targets: [target],
+      logger: { stream: { write: (line: string) => void lines.push(line) } },
+    });
+    try {
+      await startConnected(target);
+      await target.symbols();
+      proxy.fault = ({ command, indexGroup }) =>
+        command === AdsCommand.Read && indexGroup === IndexGroup.PlcMemory ? 1796 : undefined;
+      const res = await app.inject({
+        url: '/api/plcs/press/variables/MAIN.nA',
+        headers: bearer(await mintToken()),
+      });
+      assert.equal(res.statusCode, 502, res.body);
+      const text = 'Reading MAIN.nA: ADS error 1796 (reading/writing not permitted).';
+      assert.equal(res.json<{ error: { message: string } }>().error.message, text);
+      const failed = lines.filter((l) => l.includes('"request failed"'));
+      assert.equal(failed.length, 1, lines.join(''));
+      const line = failed[0] ?? '';
+      assert.equal(line.split('"msg":').length - 1, 1, line);
+      assert.equal(line.split(text).length - 1, 1, line);
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      assert.deepEqual([parsed.msg, parsed.code, parsed.error], ['request failed', 'ADS_ERROR', text]);
+    } finally {
+      await app.close();
       await target.close();
       await proxy.close();
       await plant.stop();
