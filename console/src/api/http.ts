@@ -1,6 +1,7 @@
 // Calls to the gateway's public API with the signed-in user's token, unwrapping the { data, error } envelope.
 // A 401 signs the user out: the token is no longer good, and a page that kept it would fail every call.
 import { session, signOut } from '../auth/session.ts';
+import type { HealthReport } from './types.ts';
 
 export class ApiError extends Error {
   constructor(
@@ -70,4 +71,10 @@ export function plcPath(plcId: string, ...rest: string[]): string {
 export function describeError(err: unknown): string {
   if (err instanceof ApiError) return err.code === 'HTTP_ERROR' ? err.message : `${err.code}: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
+}
+
+/** GET /health/ready (anonymous, no envelope); a 503 (Unhealthy) still carries the report. */
+export async function loadReadiness(): Promise<HealthReport> {
+  const response = await fetch('/health/ready', { cache: 'no-store' });
+  return (await response.json()) as HealthReport;
 }

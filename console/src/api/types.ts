@@ -3,7 +3,14 @@ export type { Alarm, AlarmList } from '../../../src/features/alarms/schemas.ts';
 export type { HistoryItem } from '../../../src/features/alarms/service.ts';
 export type { AuditPage, AuditRecord } from '../../../src/audit/store.ts';
 export type { DirListing, FileContent } from '../../../src/features/files/service.ts';
-export type { HealthReport } from '../../../src/features/health/service.ts';
+export type { EtherCatChange } from '../../../src/features/ethercat/monitor.ts';
+export type {
+  MasterView,
+  SlaveView,
+  TopologyView,
+  WiredSlaveView,
+} from '../../../src/features/ethercat/service.ts';
+export type { HealthReport, HealthStatus } from '../../../src/features/health/service.ts';
 export type { LifecycleChange } from '../../../src/features/lifecycle/service.ts';
 export type { PlcStatus, PlcSummary } from '../../../src/features/plcs/service.ts';
 export type { StreamRow } from '../../../src/http/streams/registry.ts';

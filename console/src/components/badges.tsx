@@ -1,5 +1,5 @@
 // Small status labels: always text plus colour, never colour alone.
-import type { ConnectionState } from '../api/types.ts';
+import type { ConnectionState, HealthStatus } from '../api/types.ts';
 import type { LiveStatus } from '../live/hub.ts';
 
 export function ConnectionBadge({ state }: { state: ConnectionState | 'Unknown' }) {
@@ -26,4 +26,9 @@ export function SeverityBadge({ severity, label }: { severity: number; label: st
   const tone =
     severity >= 3 ? 'sev-error' : severity === 2 ? 'sev-warning' : severity === 1 ? 'sev-info' : 'muted';
   return <span class={`badge ${tone}`}>{label}</span>;
+}
+
+export function HealthBadge({ status }: { status: HealthStatus }) {
+  const tone = status === 'Healthy' ? 'ok' : status === 'Degraded' ? 'warn' : 'bad';
+  return <span class={`badge ${tone}`}>{status}</span>;
 }

@@ -7,7 +7,7 @@ import { useEffect } from 'preact/hooks';
 import { api, ApiError, describeError } from '../api/http.ts';
 import type { Alarm, AlarmList } from '../api/types.ts';
 import { onSignOut, session } from '../auth/session.ts';
-import { readEvents } from './sse.ts';
+import { openEventStream, readEvents } from './sse.ts';
 
 type FeedStatus = 'connecting' | 'live' | 'reconnecting' | 'polling';
 
@@ -60,27 +60,9 @@ async function poll(signal: AbortSignal): Promise<void> {
 async function follow(signal: AbortSignal): Promise<void> {
   let attempt = 0;
   while (!signal.aborted) {
-    const token = session.value?.token;
-    if (token === undefined) return;
+    if (session.value === undefined) return;
     try {
-      const response = await fetch('/api/alarms/stream', {
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'text/event-stream',
-          'last-event-id': lastEventId,
-        },
-        cache: 'no-store',
-        signal,
-      });
-      if (!response.ok) {
-        const body = (await response.json().catch(() => undefined)) as
-          { error?: { code: string; message: string } } | undefined;
-        throw new ApiError(
-          response.status,
-          body?.error?.code ?? 'HTTP_ERROR',
-          body?.error?.message ?? response.statusText,
-        );
-      }
+      const response = await openEventStream('/api/alarms/stream', signal, lastEventId);
       attempt = 0;
       error.value = undefined;
       await readEvents(

@@ -1,5 +1,7 @@
 // A Server-Sent Events reader over fetch: EventSource cannot send the Authorization header, so the console
 // reads the stream itself and resumes with Last-Event-ID as EventSource would.
+import { ApiError } from '../api/http.ts';
+import { session } from '../auth/session.ts';
 
 export interface SseEvent {
   id: string | undefined;
@@ -47,4 +49,30 @@ export async function readEvents(
   } finally {
     signal.removeEventListener('abort', abort);
   }
+}
+
+/**
+ * Opens the event stream at `path` with the signed-in user's token. A refusal comes as JSON before the stream
+ * opens: it throws ApiError with the gateway's code, as an API call would.
+ */
+export async function openEventStream(
+  path: string,
+  signal: AbortSignal,
+  lastEventId?: string,
+): Promise<Response> {
+  const token = session.value?.token;
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+  const response = await fetch(path, { headers, cache: 'no-store', signal });
+  if (!response.ok) {
+    const body = (await response.json().catch(() => undefined)) as
+      { error?: { code: string; message: string } } | undefined;
+    throw new ApiError(
+      response.status,
+      body?.error?.code ?? 'HTTP_ERROR',
+      body?.error?.message ?? response.statusText,
+    );
+  }
+  return response;
 }

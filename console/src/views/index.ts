@@ -2,6 +2,7 @@
 import { adminView } from './admin.tsx';
 import { alarmsView } from './alarms.tsx';
 import { controlView } from './control.tsx';
+import { etherCatView } from './ethercat.tsx';
 import { filesView } from './files.tsx';
 import { overviewView } from './overview.tsx';
 import { plcView } from './plc.tsx';
@@ -14,6 +15,7 @@ export const views: readonly View[] = [
   watchView,
   alarmsView,
   controlView,
+  etherCatView,
   filesView,
   adminView,
 ];

@@ -1,9 +1,9 @@
 // Plant overview: every PLC the token may see as a card (connection, mode, ADS state, outstanding alarms by
 // severity, simulation state) and the gateway's readiness.
-import { api, ApiError, describeError, plcPath } from '../api/http.ts';
-import type { AlarmList, HealthReport, PlcStatus, PlcSummary, SimulationState } from '../api/types.ts';
+import { api, ApiError, describeError, loadReadiness, plcPath } from '../api/http.ts';
+import type { AlarmList, PlcStatus, PlcSummary, SimulationState } from '../api/types.ts';
 import { session, settings } from '../auth/session.ts';
-import { ConnectionBadge, SeverityBadge } from '../components/badges.tsx';
+import { ConnectionBadge, HealthBadge, SeverityBadge } from '../components/badges.tsx';
 import { usePoll } from '../live/use-live.ts';
 import { href } from '../router.ts';
 import type { View } from './view.ts';
@@ -42,12 +42,6 @@ async function loadCard(plc: PlcSummary): Promise<Card> {
 async function loadPlant(): Promise<Card[]> {
   const plcs = await api.get<PlcSummary[]>('/api/plcs');
   return Promise.all(plcs.map(loadCard));
-}
-
-async function loadHealth(): Promise<HealthReport> {
-  // 503 (Unhealthy) still carries the report.
-  const response = await fetch('/health/ready', { cache: 'no-store' });
-  return (await response.json()) as HealthReport;
 }
 
 function AlarmCounts({ alarms }: { alarms: Card['alarms'] }) {
@@ -112,7 +106,7 @@ function PlcCard({ card }: { card: Card }) {
 
 function Overview() {
   const plant = usePoll(loadPlant, 2000, 'plant');
-  const health = usePoll(loadHealth, 5000, 'health');
+  const health = usePoll(loadReadiness, 5000, 'health');
   const check = health.data?.checks[0];
   return (
     <section aria-labelledby="overview-title">
@@ -122,12 +116,7 @@ function Overview() {
           Readiness:{' '}
           {health.data ? (
             <>
-              <span
-                class={`badge ${health.data.status === 'Healthy' ? 'ok' : health.data.status === 'Degraded' ? 'warn' : 'bad'}`}
-              >
-                {health.data.status}
-              </span>{' '}
-              {check?.description}
+              <HealthBadge status={health.data.status} /> {check?.description}
             </>
           ) : (
             '…'
