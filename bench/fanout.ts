@@ -5,7 +5,7 @@
 // as a ratio. Gateway and ceiling run interleaved, each server in a fresh child process, and the clients are spread
 // over several client processes (bench/fanout-clients.ts), so machine load hits both alike and the client side
 // does not measure itself.
-// Run: npm run bench:fanout [-- --seconds 5 --sizes 100,500,1000 --client-processes 3]
+// Run: npm run bench:fanout [-- --seconds 5 --sizes 100,500,1000 --client-processes 3 --cpu-prof-dir DIR]
 //      (targets at N = 500: no drops, p99 < 100 ms, RSS growth < 50 KiB per client, throughput >= 0.5 of ceiling)
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,6 +19,9 @@ const arg = (name: string): string | undefined => {
 const seconds = Number(arg('seconds') ?? 5);
 const sizes = (arg('sizes') ?? '100,500,1000').split(',').map(Number);
 const clientProcesses = Number(arg('client-processes') ?? 3);
+// --cpu-prof-dir DIR: every server and client process writes a V8 CPU profile there (for finding the bottleneck).
+const profileDir = arg('cpu-prof-dir');
+const execArgv = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
 const now = (): number => performance.timeOrigin + performance.now();
 
 interface Ready {
@@ -29,7 +32,7 @@ interface Ready {
 
 async function startServer(mode: 'gateway' | 'ceiling'): Promise<{ proc: ChildProcess; ready: Ready }> {
   const proc = fork(new URL('./fanout-server.ts', import.meta.url).pathname, [mode], {
-    execArgv: ['--import', 'tsx'],
+    execArgv,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const [ready] = (await once(proc, 'message')) as [Ready];
@@ -76,7 +79,7 @@ async function run(mode: 'gateway' | 'ceiling', n: number): Promise<Result> {
   const { proc, ready } = await startServer(mode);
   const clients = Array.from({ length: clientProcesses }, () =>
     fork(new URL('./fanout-clients.ts', import.meta.url).pathname, [], {
-      execArgv: ['--import', 'tsx'],
+      execArgv,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     }),
   );

@@ -2,29 +2,28 @@
 // MaxSymbolsPerClient), `subscribed` then initial values, errors per unknown symbol, and invalidation.
 import { AppError, isAppError } from '../../errors.ts';
 import type { EventSink, StreamEvent } from '../../http/streams/outbox.ts';
-import type { Lease, SharedSubscriptions, SymbolListener } from './shared-subscriptions.ts';
+import type { Membership, SharedSubscriptions, SymbolClient } from './shared-subscriptions.ts';
 
 export interface SubscribeOutcome {
   /** The symbols of this request now subscribed (already held ones included). */
   readonly symbols: string[];
 }
 
-interface Held {
-  readonly path: string;
-  readonly listener: SymbolListener;
-  lease: Lease | undefined;
-}
+let sessions = 0;
 
 export function symbolKey(path: string): string {
   return path.trim().toUpperCase();
 }
 
-export class NotificationSession {
+export class NotificationSession implements SymbolClient {
+  // A membership is in the shared subscriptions exactly while this session holds the symbol, so every change
+  // received is for this session: no per-change check.
+  readonly receiverId = ++sessions;
   readonly #shared: SharedSubscriptions;
   readonly #sink: EventSink;
   readonly #maxSymbols: number;
   readonly #onClosed: () => void;
-  readonly #held = new Map<string, Held>();
+  readonly #held = new Map<string, Membership>();
   /** Events held back while a subscribe is under way, so confirmation comes before values. */
   #corked: StreamEvent[] | undefined;
   #corks = 0;
@@ -46,6 +45,13 @@ export class NotificationSession {
     if (this.#closed) return;
     if (this.#corked !== undefined) this.#corked.push(event);
     else this.#sink.send(event);
+  }
+
+  /** A scan's changes of symbols this session holds. */
+  receive(events: readonly StreamEvent[]): void {
+    if (this.#closed) return;
+    if (this.#corked !== undefined) this.#corked.push(...events);
+    else this.#sink.sendMany(events);
   }
 
   /**
@@ -71,16 +77,13 @@ export class NotificationSession {
     const errors: StreamEvent[] = [];
     try {
       const pending = fresh.map(([key, path]) => {
-        const held: Held = { path, listener: this.#listenerFor(key), lease: undefined };
-        // Held before the lease arrives, so a concurrent subscribe counts it against the limit.
-        this.#held.set(key, held);
-        return this.#shared.acquire(path, held.listener).then(
-          (lease) => {
-            held.lease = lease;
-            if (this.#closed || this.#held.get(key) !== held) void lease.release();
-          },
+        const { membership, ready } = this.#shared.join(path, this);
+        // Held before the subscription is made, so a concurrent subscribe counts it against the limit.
+        this.#held.set(key, membership);
+        return ready.then(
+          () => undefined,
           (err: unknown) => {
-            if (this.#held.get(key) === held) this.#held.delete(key);
+            if (this.#held.get(key) === membership) this.#held.delete(key);
             const { code, message } = isAppError(err) ? err : new AppError('INTERNAL_ERROR');
             errors.push({ name: 'error', data: JSON.stringify({ symbol: path, code, message }) });
           },
@@ -104,7 +107,7 @@ export class NotificationSession {
       const held = this.#held.get(symbolKey(p));
       if (held === undefined) continue;
       this.#held.delete(symbolKey(p));
-      if (held.lease !== undefined) released.push(held.lease.release());
+      released.push(held.release());
     }
     await Promise.all(released);
     return this.symbols();
@@ -116,21 +119,14 @@ export class NotificationSession {
     this.#onClosed();
     const all = [...this.#held.values()];
     this.#held.clear();
-    await Promise.all(all.map((h) => h.lease?.release() ?? Promise.resolve()));
+    await Promise.all(all.map((h) => h.release()));
   }
 
-  #listenerFor(key: string): SymbolListener {
-    const listener: SymbolListener = {
-      change: (json) => {
-        if (this.#held.get(key)?.listener === listener) this.emit({ name: 'change', data: json });
-      },
-      invalidated: (e) => {
-        if (this.#held.get(key)?.listener !== listener) return;
-        this.#held.delete(key);
-        this.emit({ name: 'error', data: JSON.stringify(e) });
-      },
-    };
-    return listener;
+  invalidated(membership: Membership, error: { symbol: string; code: string; message: string }): void {
+    const key = symbolKey(membership.path);
+    if (this.#held.get(key) !== membership) return;
+    this.#held.delete(key);
+    this.emit({ name: 'error', data: JSON.stringify(error) });
   }
 
   #cork(): void {

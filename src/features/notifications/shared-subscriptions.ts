@@ -1,38 +1,62 @@
 // One PlcTarget subscription per symbol per PLC, shared by every client that asks for it (reference-counted,
-// closed when the last client leaves). Each change is serialised once per spelling clients used and handed to
-// every listener: per-client work is a queue push.
+// closed when the last client leaves). Each change is serialised once, and the changes of one scan reach each
+// client in one call (see scan-batch.ts): per-client work is a queue push, not a walk over every listener.
 import { AppError, isAppError } from '../../errors.ts';
 import type { ChangeEvent, PlcTarget, Subscription } from '../../targets/target.ts';
+import { audienceOf, changeEvent, ScanBatch, type Audience, type ChangeReceiver } from './scan-batch.ts';
 
-/** What a client's session gives for each symbol it holds. */
-export interface SymbolListener {
-  /** The change event's JSON `{ symbol, value, type, timestamp }`, shared with other clients. */
-  change(json: string): void;
-  /** The symbol stopped existing (a program download): the lease is already gone. */
-  invalidated(error: { symbol: string; code: string; message: string }): void;
+/** A client of the shared subscriptions (a session): gets changes, and hears of symbols that vanish. */
+export interface SymbolClient extends ChangeReceiver {
+  /** A symbol it held stopped existing (a program download): the membership has already ended. */
+  invalidated(membership: Membership, error: { symbol: string; code: string; message: string }): void;
 }
 
-export interface Lease {
-  release(): Promise<void>;
+/** One client's hold on one shared symbol; a plain object, because a client may hold many. */
+export class Membership {
+  #held = true;
+
+  constructor(
+    readonly subscriptions: SharedSubscriptions,
+    readonly shared: Shared,
+    readonly client: SymbolClient,
+    /** The spelling of the path this client asked for. */
+    readonly path: string,
+  ) {}
+
+  /** Leaves at once, even while the subscription is still being made; the last to leave closes it. */
+  release(): Promise<void> {
+    if (!this.#held) return Promise.resolve();
+    this.#held = false;
+    return this.subscriptions.leave(this);
+  }
+
+  /** Ended from the shared side (the symbol vanished). */
+  end(): void {
+    this.#held = false;
+  }
 }
 
-interface Shared {
+export interface Joined {
+  readonly membership: Membership;
+  /** Settles once the target subscription exists; rejects with its error (the membership has then ended). */
+  readonly ready: Promise<void>;
+}
+
+export interface Shared {
   readonly key: string;
-  /** Listener -> the spelling of the path that client asked for. */
-  readonly listeners: Map<SymbolListener, string>;
+  readonly members: Set<Membership>;
+  /** Who gets this symbol's changes; recomputed after a join or leave. */
+  audience: Audience | undefined;
   subscription: Subscription | undefined;
   ready: Promise<void>;
   last: ChangeEvent | undefined;
-}
-
-export function changeJson(symbol: string, e: Pick<ChangeEvent, 'value' | 'typeName' | 'timestamp'>): string {
-  return JSON.stringify({ symbol, value: e.value, type: e.typeName, timestamp: e.timestamp.toISOString() });
 }
 
 export class SharedSubscriptions {
   readonly #target: PlcTarget;
   readonly #cycleTimeMs: number;
   readonly #shared = new Map<string, Shared>();
+  readonly #batch = new ScanBatch();
 
   constructor(target: PlcTarget, cycleTimeMs: number) {
     this.#target = target;
@@ -46,16 +70,17 @@ export class SharedSubscriptions {
 
   /**
    * Joins (or opens) the shared subscription of `path`. A joiner gets the last value at once; the first client
-   * gets the target's first notification, which is the current value. Throws the target's error
+   * gets the target's first notification, which is the current value. `ready` rejects with the target's error
    * (SYMBOL_NOT_FOUND, PLC_UNAVAILABLE) when the symbol cannot be subscribed.
    */
-  async acquire(path: string, listener: SymbolListener): Promise<Lease> {
+  join(path: string, client: SymbolClient): Joined {
     const key = path.trim().toUpperCase();
     let shared = this.#shared.get(key);
     if (shared === undefined) {
       const created: Shared = {
         key,
-        listeners: new Map(),
+        members: new Set(),
+        audience: undefined,
         subscription: undefined,
         ready: Promise.resolve(),
         last: undefined,
@@ -64,36 +89,37 @@ export class SharedSubscriptions {
       this.#shared.set(key, created);
       shared = created;
     }
-    shared.listeners.set(listener, path);
-    // A joiner starts from the last value; one who came first gets the target's first notification instead.
-    if (shared.last !== undefined) listener.change(changeJson(path, shared.last));
-    try {
-      await shared.ready;
-    } catch (err) {
-      shared.listeners.delete(listener);
-      throw err;
-    }
     const s = shared;
-    let held = true;
-    return {
-      release: async () => {
-        if (!held) return;
-        held = false;
-        s.listeners.delete(listener);
-        if (s.listeners.size === 0 && this.#shared.get(s.key) === s) {
-          this.#shared.delete(s.key);
-          await s.subscription?.close();
-        }
-      },
-    };
+    const membership = new Membership(this, s, client, path);
+    s.members.add(membership);
+    s.audience = undefined;
+    // A joiner starts from the last value; one who came first gets the target's first notification instead.
+    if (s.last !== undefined) client.receive([changeEvent(path, s.last)]);
+    const ready = s.ready.catch((err: unknown) => {
+      void membership.release();
+      throw err;
+    });
+    return { membership, ready };
+  }
+
+  /** Called by Membership.release. */
+  async leave(m: Membership): Promise<void> {
+    const s = m.shared;
+    s.members.delete(m);
+    s.audience = undefined;
+    if (s.members.size > 0 || this.#shared.get(s.key) !== s) return;
+    this.#shared.delete(s.key);
+    // Made or failed: closed once it exists.
+    await s.ready.catch(() => undefined);
+    await s.subscription?.close();
   }
 
   /** The symbols in use, as the first client spelled them (for a fresh read after a reconnect). */
   paths(): string[] {
     const out: string[] = [];
     for (const s of this.#shared.values()) {
-      const first = s.listeners.values().next();
-      if (first.done !== true) out.push(first.value);
+      const first = s.members.values().next();
+      if (first.done !== true) out.push(first.value.path);
     }
     return out;
   }
@@ -122,30 +148,25 @@ export class SharedSubscriptions {
       if (this.#shared.get(s.key) === s) this.#shared.delete(s.key);
       throw isAppError(err) ? err : new AppError('INTERNAL_ERROR');
     }
-    // Every client left while the subscription was being made.
-    if (s.listeners.size === 0 && this.#shared.get(s.key) !== s) await s.subscription.close();
   }
 
   #fanOut(s: Shared, e: ChangeEvent): void {
     s.last = e;
-    // Serialised once per spelling; almost always exactly once.
-    const bySpelling = new Map<string, string>();
-    for (const [listener, spelling] of s.listeners) {
-      let json = bySpelling.get(spelling);
-      if (json === undefined) {
-        json = changeJson(spelling, e);
-        bySpelling.set(spelling, json);
-      }
-      listener.change(json);
-    }
+    const audience = (s.audience ??= audienceOf(s.members));
+    this.#batch.add(audience, e);
   }
 
   #invalidate(s: Shared, e: { code: string; message: string }): void {
+    // Changes already seen go out before the error.
+    this.#batch.flush();
     if (this.#shared.get(s.key) === s) this.#shared.delete(s.key);
-    for (const [listener, spelling] of [...s.listeners]) {
-      listener.invalidated({ symbol: spelling, code: e.code, message: e.message });
+    const members = [...s.members];
+    s.members.clear();
+    for (const m of members) {
+      m.end();
+      m.client.invalidated(m, { symbol: m.path, code: e.code, message: e.message });
     }
-    s.listeners.clear();
+    s.audience = undefined;
     void s.subscription?.close().catch(() => undefined);
   }
 }

@@ -68,8 +68,13 @@ export class SseStream implements EventSink {
   }
 
   send(event: StreamEvent): void {
+    this.sendMany([event]);
+  }
+
+  sendMany(events: readonly StreamEvent[]): void {
     if (!this.#open) return;
-    const dropped = this.#outbox.push(event);
+    let dropped = 0;
+    for (const event of events) dropped += this.#outbox.push(event);
     if (dropped > 0) this.#entry.countDropped(dropped);
     if (!this.#scheduled && !this.#draining) {
       this.#scheduled = true;

@@ -205,9 +205,11 @@ describe('stream administration', () => {
     const b = new ProgramBuilder();
     b.symbol('MAIN.aBig', `ARRAY [1..${size}] OF DINT`);
     b.symbol('MAIN.nA', 'DINT');
+    // Longer than the queue's first allocation (64 slots), so the queue grows while it fills.
+    const queueLength = 80;
     const s = await startStreamApp('simulated', {
       program: b.build(),
-      settings: { Notifications: { QueueLength: 4 } },
+      settings: { Notifications: { QueueLength: queueLength } },
     });
     try {
       const h = authHeaders(s.token);
@@ -243,8 +245,14 @@ describe('stream administration', () => {
       const last = await slow.next(
         (e: SseEvent) => e.event === 'change' && (e.data as { value: number[] }).value[0] === writes,
       );
-      // What came after the gap is at most the queue length.
-      assert.ok(slow.events.indexOf(last) - slow.events.indexOf(gap) <= 4);
+      // What came after the gap is at most the queue length: the newest changes, oldest first.
+      const after = slow.events.slice(slow.events.indexOf(gap) + 1, slow.events.indexOf(last) + 1);
+      assert.ok(after.length <= queueLength, String(after.length));
+      const values = after.map((e) => (e.data as { value: number[] }).value[0] as number);
+      assert.deepEqual(
+        values,
+        values.map((_, i) => writes - values.length + 1 + i),
+      );
       assert.match(
         (await s.app.inject({ method: 'GET', url: '/metrics' })).body,
         new RegExp(`stream_events_dropped_total\\{kind="notifications.sse"\\} ${dropped}`),

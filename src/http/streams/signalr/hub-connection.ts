@@ -50,6 +50,18 @@ export type ServerMethods = Readonly<
 const rawFrame = '\u0000frame';
 const maxBatchChars = 64 * 1024;
 
+// An event fanned out to many clients is rendered as a frame once, by the first of them to write it.
+const renderedFrames = new WeakMap<ServerMethods, WeakMap<StreamEvent, string>>();
+
+function framesFor(methods: ServerMethods): WeakMap<StreamEvent, string> {
+  let frames = renderedFrames.get(methods);
+  if (frames === undefined) {
+    frames = new WeakMap();
+    renderedFrames.set(methods, frames);
+  }
+  return frames;
+}
+
 export class HubConnection implements EventSink {
   readonly #socket: WebSocket;
   readonly #options: HubConnectionOptions;
@@ -115,9 +127,17 @@ export class HubConnection implements EventSink {
   }
 
   send(event: StreamEvent): void {
+    this.sendMany([event]);
+  }
+
+  sendMany(events: readonly StreamEvent[]): void {
     if (!this.#open) return;
-    if (event.name !== rawFrame && this.#options.serverMethods[event.name] === undefined) return;
-    const dropped = this.#outbox.push(event);
+    const methods = this.#options.serverMethods;
+    let dropped = 0;
+    for (const event of events) {
+      if (event.name !== rawFrame && methods[event.name] === undefined) continue;
+      dropped += this.#outbox.push(event);
+    }
     if (dropped > 0) this.#options.entry.countDropped(dropped);
     this.#schedule();
   }
@@ -221,17 +241,24 @@ export class HubConnection implements EventSink {
   #flush(): void {
     this.#scheduled = false;
     if (!this.#open || this.#writing || !this.#handshaken) return;
+    const methods = this.#options.serverMethods;
+    const cache = framesFor(methods);
     let batch = '';
     let count = 0;
     for (let e = this.#outbox.shift(); e !== undefined; e = this.#outbox.shift()) {
       if (e.name === rawFrame) batch += e.data;
       else {
-        const method = e.name === gapEventName ? 'Gap' : this.#options.serverMethods[e.name];
-        if (method === undefined) continue;
-        batch +=
-          typeof method === 'string'
-            ? invocationFrame(method, e.data)
-            : invocationFrame(method.method, method.argument(e.data));
+        let frame = cache.get(e);
+        if (frame === undefined) {
+          const method = e.name === gapEventName ? 'Gap' : methods[e.name];
+          if (method === undefined) continue;
+          frame =
+            typeof method === 'string'
+              ? invocationFrame(method, e.data)
+              : invocationFrame(method.method, method.argument(e.data));
+          cache.set(e, frame);
+        }
+        batch += frame;
         count += 1;
       }
       if (batch.length >= maxBatchChars) break;
