@@ -91,11 +91,13 @@ const sameStamp = (a: TimeStruct, b: TimeStruct): boolean => timeStructMembers.e
 
 /**
  * Decodes snapshots of one array. A slot whose members all read as before keeps its reading object, so an
- * unchanged slot costs no new objects and compares as identical in the transition diff.
+ * unchanged slot costs no new objects and compares as identical in the transition diff. A slot the driver
+ * passes as the same object as last time (its bytes did not change) is not looked at again.
  */
 export class SnapshotDecoder {
   readonly #clock: PlcClock;
   #memo: Array<SlotMemo | undefined> = [];
+  #raws: readonly PlcValue[] = [];
 
   constructor(clock: PlcClock) {
     this.#clock = clock;
@@ -112,8 +114,12 @@ export class SnapshotDecoder {
     try {
       value.forEach((raw, i) => {
         const slotIndex = first + i;
-        if (!isStruct(raw)) shape(slotIndex, 'not an ST_ErrorEntry structure');
-        const slot = this.#slot(raw, slotIndex, this.#memo[i], anomalies);
+        let slot: SlotMemo | undefined;
+        if (raw === this.#raws[i]) slot = this.#memo[i];
+        else {
+          if (!isStruct(raw)) shape(slotIndex, 'not an ST_ErrorEntry structure');
+          slot = this.#slot(raw, slotIndex, this.#memo[i], anomalies);
+        }
         memo[i] = slot;
         const reading = slot?.reading;
         if (reading === undefined) return;
@@ -129,6 +135,7 @@ export class SnapshotDecoder {
       throw err;
     }
     this.#memo = memo;
+    this.#raws = value;
     const readings = [...byKey.values()].sort((a, b) => a.slotIndex - b.slotIndex);
     return { ok: true, readings, anomalies };
   }

@@ -98,7 +98,7 @@ export class AlarmMonitor {
     this.#subscription = undefined;
   }
 
-  /** Outstanding alarms of the last good snapshot, in slot order. */
+  /** Outstanding alarms of the last good snapshot, in slot order; the same array until one of them changes. */
   outstanding(): readonly AlarmReading[] {
     return this.#outstanding;
   }
@@ -224,7 +224,9 @@ export class AlarmMonitor {
     const transitions = diffSnapshots(this.#readings, next, this.#fresh);
     this.#fresh = false;
     this.#readings = next;
-    this.#outstanding = [...next.values()].filter(isOutstanding);
+    const outstanding = [...next.values()].filter(isOutstanding);
+    // The same array while nothing listed changed, so list results built from it can be reused.
+    if (!sameReadings(outstanding, this.#outstanding)) this.#outstanding = outstanding;
     if (transitions.length === 0) return;
     const at = new Date(this.#now()).toISOString();
     const entries = transitions.map(({ kind, reading }) => {
@@ -274,3 +276,6 @@ export class AlarmMonitor {
     write();
   }
 }
+
+const sameReadings = (a: readonly AlarmReading[], b: readonly AlarmReading[]): boolean =>
+  a.length === b.length && a.every((r, i) => r === b[i]);

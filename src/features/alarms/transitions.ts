@@ -53,7 +53,11 @@ export function diffSnapshots(before: Snapshot, after: Snapshot, fresh: boolean)
     for (const reading of after.values()) if (isOutstanding(reading)) out.push({ kind: 'raised', reading });
     return out;
   }
-  for (const [key, reading] of after) out.push(...keyTransitions(before.get(key), reading));
+  for (const [key, reading] of after) {
+    const previous = before.get(key);
+    // The decoder keeps an unchanged slot's reading object: nothing to compare.
+    if (previous !== reading) out.push(...keyTransitions(previous, reading));
+  }
   for (const [key, previous] of before) {
     if (!after.has(key)) out.push(...keyTransitions(previous, undefined));
   }

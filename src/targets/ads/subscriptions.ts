@@ -4,6 +4,7 @@
 import { AppError } from '../../errors.ts';
 import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
 import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { IncrementalDecoder } from '../../plc/index.ts';
 import { adsCodeOf } from './ads-errors.ts';
 import { Poller } from './poller.ts';
 import type { Session } from './link-session.ts';
@@ -43,6 +44,8 @@ export interface Entry {
   /** A notification that arrived before the AddNotification answer was processed. */
   early: { handle: number; data: Buffer; timestamp: Date } | undefined;
   last: { data: Buffer; event: Omit<ChangeEvent, 'symbol'> } | undefined;
+  /** Decodes each notification against the last, so unchanged array elements are not decoded again. */
+  decoder: IncrementalDecoder;
   /** The first bind, while subscribe() waits for it. */
   binding: Promise<void> | undefined;
 }
@@ -98,6 +101,7 @@ export class SubscriptionManager {
         generation: 0,
         early: undefined,
         last: undefined,
+        decoder: new IncrementalDecoder(),
         binding: undefined,
       };
       this.#entries.set(key, entry);
@@ -278,14 +282,15 @@ export class SubscriptionManager {
   }
 
   #deliver(e: Entry, data: Buffer, timestamp: Date): void {
+    const copy = Buffer.from(data);
     let value;
     try {
-      value = decodeValue(e.address.type, data, e.address.path);
+      value = decodeValue(e.address.type, copy, e.address.path, e.decoder);
     } catch {
       return;
     }
     const event = { value, typeName: e.address.type.name, timestamp };
-    e.last = { data: Buffer.from(data), event };
+    e.last = { data: copy, event };
     for (const l of [...e.listeners]) this.#emitTo(l, event);
   }
 

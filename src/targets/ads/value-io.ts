@@ -1,7 +1,7 @@
 // Reading and writing values by address: single requests, and sum commands split into bounded batches.
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
-import { decode, type PlcType, type PlcValue } from '../../plc/index.ts';
+import { decode, type IncrementalDecoder, type PlcType, type PlcValue } from '../../plc/index.ts';
 import { adsError } from './ads-errors.ts';
 import { toBatches, type BatchLimits } from './batches.ts';
 import type { SymbolAddress } from './symbol-table.ts';
@@ -9,15 +9,23 @@ import type { SymbolAddress } from './symbol-table.ts';
 /** One sub-command's outcome: the bytes read, or the ADS code it failed with. */
 export type RawResult = { ok: true; data: Buffer } | { ok: false; code: number };
 
-/** Decodes a value; a PLC answering fewer bytes than the type needs is an ADS error, not garbage. */
-export function decodeValue(type: PlcType, data: Buffer, path: string): PlcValue {
+/**
+ * Decodes a value; a PLC answering fewer bytes than the type needs is an ADS error, not garbage. With the
+ * `decoder` of a subscription, only what changed since its last reading is decoded (`data` is kept by it).
+ */
+export function decodeValue(
+  type: PlcType,
+  data: Buffer,
+  path: string,
+  decoder?: IncrementalDecoder,
+): PlcValue {
   if (data.length < type.size) {
     throw new AppError(
       'ADS_ERROR',
       `${path}: the PLC answered ${data.length} bytes, the type ${type.name} needs ${type.size}.`,
     );
   }
-  return decode(type, data, 0);
+  return decoder ? decoder.decode(type, data) : decode(type, data, 0);
 }
 
 export async function readRaw(client: Client, a: SymbolAddress): Promise<Buffer> {
