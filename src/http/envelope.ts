@@ -41,6 +41,9 @@ export function ok<T>(data: T): Envelope<T> {
   return { data, error: null };
 }
 
+/** The success envelope's text around data serialized ahead of the request (`before` + JSON + `after`). */
+export const okFrame = { before: '{"data":', after: ',"error":null}' } as const;
+
 export function failure(code: ErrorCode, message: string): ErrorResponse {
   return { data: null, error: { code, message } };
 }

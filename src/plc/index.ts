@@ -22,6 +22,7 @@ export {
 } from './type-names.ts';
 export { enumBaseRanges } from './scalar-codec.ts';
 export { decode, encode, encodeInto, encodeOver, type NonMemberSink } from './codec.ts';
+export { IncrementalDecoder } from './incremental-decode.ts';
 export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './symbol-path.ts';
 export { symbolNode, symbolTree } from './symbol-tree.ts';
 export { findMethod, methodOf, orderedInputs, returnMemberOf } from './methods.ts';

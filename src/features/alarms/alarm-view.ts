@@ -19,14 +19,9 @@ export class AlarmRenderer {
   }
 
   render(plcId: string, r: AlarmReading, status = statusOf(r)): Alarm {
-    const xAds: Alarm['x-ads'] = {
-      equipmentId: r.equipmentId,
-      errorCode: r.errorCode,
-      slotIndex: r.slotIndex,
-      needsAcknowledgement: r.needsAck,
-      isAcknowledged: r.isAcked,
-    };
-    const alarm: Alarm = {
+    // Members in the schema's order, so JSON.stringify writes what the route's serializer would.
+    const { time } = r;
+    return {
       code: r.key,
       sourceId,
       scope: plcId,
@@ -34,14 +29,16 @@ export class AlarmRenderer {
       severityLabel: r.severityLabel,
       status,
       description: this.#catalog.text(r.key, this.#cultures),
+      ...(time ? { lastOccurred: time.lastOccurred } : {}),
       capabilities: awaitsAcknowledgement(r) ? ['acknowledge'] : [],
-      'x-ads': xAds,
+      'x-ads': {
+        equipmentId: r.equipmentId,
+        errorCode: r.errorCode,
+        slotIndex: r.slotIndex,
+        needsAcknowledgement: r.needsAck,
+        isAcknowledged: r.isAcked,
+        ...(time ? { plcTimestamp: time.plcTimestamp, plcClock: time.plcClock } : {}),
+      },
     };
-    if (r.time) {
-      alarm.lastOccurred = r.time.lastOccurred;
-      xAds.plcTimestamp = r.time.plcTimestamp;
-      xAds.plcClock = r.time.plcClock;
-    }
-    return alarm;
   }
 }

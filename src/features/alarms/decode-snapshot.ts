@@ -2,9 +2,11 @@
 // that does not match it makes the whole snapshot unusable (the monitor keeps its last good one), while an
 // unknown ErrorType or an impossible timestamp stays confined to its slot.
 import type { PlcValue } from '../../targets/target.ts';
-import { isOutstanding, severityLabelOf, type AlarmReading, type PlcClock } from './reading.ts';
+import { severityLabelOf, type AlarmReading, type PlcClock } from './reading.ts';
 import { timeStructMembers } from '../../plc/alarm-entry.ts';
+import { SlotKeys } from './slot-keys.ts';
 import { bindTime, type TimeStruct } from './timestamps.ts';
+import type { AlarmState } from './transitions.ts';
 
 export interface SnapshotAnomalies {
   /** Raw ErrorType values E_ErrorType has no member for. */
@@ -16,7 +18,7 @@ export interface SnapshotAnomalies {
 }
 
 export type DecodedSnapshot =
-  { ok: true; readings: AlarmReading[]; anomalies: SnapshotAnomalies } | { ok: false; problem: string };
+  { ok: true; state: AlarmState; anomalies: SnapshotAnomalies } | { ok: false; problem: string };
 
 type Struct = { readonly [member: string]: PlcValue };
 
@@ -76,12 +78,6 @@ export function lowerBoundOf(typeName: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** Whether `candidate` should stand for its key instead of `held`: outstanding first, then active. */
-function ranksAbove(candidate: AlarmReading, held: AlarmReading): boolean {
-  const rank = (r: AlarmReading) => (isOutstanding(r) ? 2 : 0) + (r.isActive ? 1 : 0);
-  return rank(candidate) > rank(held);
-}
-
 interface SlotMemo {
   readonly reading: AlarmReading;
   readonly stamp: TimeStruct;
@@ -90,12 +86,15 @@ interface SlotMemo {
 const sameStamp = (a: TimeStruct, b: TimeStruct): boolean => timeStructMembers.every((w) => a[w] === b[w]);
 
 /**
- * Decodes snapshots of one array. A slot whose members all read as before keeps its reading object, so an
- * unchanged slot costs no new objects and compares as identical in the transition diff.
+ * Decodes snapshots of one array into an up-to-date state. A slot the driver passes as the same object as last
+ * time (its bytes did not change) is not looked at again; a slot whose members all read as before keeps its
+ * reading object, so it costs no new objects and compares as identical in the transition diff.
  */
 export class SnapshotDecoder {
   readonly #clock: PlcClock;
+  readonly #keys = new SlotKeys();
   #memo: Array<SlotMemo | undefined> = [];
+  #raws: readonly PlcValue[] = [];
 
   constructor(clock: PlcClock) {
     this.#clock = clock;
@@ -106,31 +105,30 @@ export class SnapshotDecoder {
     if (!Array.isArray(value) || first === undefined) {
       return { ok: false, problem: `the alarm symbol is a ${typeName}, not an ARRAY OF ST_ErrorEntry` };
     }
-    const byKey = new Map<string, AlarmReading>();
     const anomalies: SnapshotAnomalies = { unknownTypes: [], invalidTimes: [], duplicateKeys: [] };
-    const memo: Array<SlotMemo | undefined> = new Array<SlotMemo | undefined>(value.length);
+    const checked: Array<[number, SlotMemo | undefined]> = [];
     try {
       value.forEach((raw, i) => {
+        if (raw === this.#raws[i]) return;
         const slotIndex = first + i;
         if (!isStruct(raw)) shape(slotIndex, 'not an ST_ErrorEntry structure');
-        const slot = this.#slot(raw, slotIndex, this.#memo[i], anomalies);
-        memo[i] = slot;
-        const reading = slot?.reading;
-        if (reading === undefined) return;
-        const held = byKey.get(reading.key);
-        if (held === undefined) byKey.set(reading.key, reading);
-        else {
-          anomalies.duplicateKeys.push(reading.key);
-          if (ranksAbove(reading, held)) byKey.set(reading.key, reading);
-        }
+        checked.push([i, this.#slot(raw, slotIndex, this.#memo[i], anomalies)]);
       });
     } catch (err) {
       if (err instanceof ShapeError) return { ok: false, problem: err.message };
       throw err;
     }
-    this.#memo = memo;
-    const readings = [...byKey.values()].sort((a, b) => a.slotIndex - b.slotIndex);
-    return { ok: true, readings, anomalies };
+    // Only a good snapshot is taken in: a bad one leaves the last good state as it was.
+    for (let i = value.length; i < this.#memo.length; i++) checked.push([i, undefined]);
+    const changes: Array<[number, AlarmReading | undefined]> = [];
+    for (const [i, slot] of checked) {
+      if (slot !== this.#memo[i]) changes.push([i, slot?.reading]);
+      this.#memo[i] = slot;
+    }
+    this.#memo.length = value.length;
+    this.#raws = value;
+    if (changes.length > 0) anomalies.duplicateKeys.push(...this.#keys.update(changes));
+    return { ok: true, state: this.#keys.state(), anomalies };
   }
 
   /** Every member is checked, used slot or not, so a renamed member is noticed on a quiet PLC too. */

@@ -5,8 +5,8 @@ import { isAppError } from '../../errors.ts';
 import type { ChangeEvent, ConnectionState, PlcTarget, Subscription } from '../../targets/target.ts';
 import { SnapshotDecoder, type SnapshotAnomalies } from './decode-snapshot.ts';
 import { AlarmJournal, type JournalEntry, type TransitionJournal } from './journal.ts';
-import { isOutstanding, type AlarmReading } from './reading.ts';
-import { diffSnapshots, type Snapshot } from './transitions.ts';
+import type { AlarmReading } from './reading.ts';
+import { diffStates, type AlarmState } from './transitions.ts';
 
 /** The structured logger the monitor writes to (pino's call shape). */
 export interface AlarmLog {
@@ -32,6 +32,8 @@ export interface MonitorOptions {
 
 export type TransitionListener = (entries: readonly JournalEntry[]) => void;
 
+const emptyState: AlarmState = { readings: new Map(), outstanding: [] };
+
 const reasons: Record<ScopeFailure['state'], string> = {
   Connecting: 'The gateway is connecting to the PLC.',
   Disconnected: 'The PLC connection is lost.',
@@ -53,8 +55,7 @@ export class AlarmMonitor {
   readonly #pendingAcks = new Map<string, { sub: string; at: number }>();
   readonly #logged = new Set<string>();
   readonly #decoder: SnapshotDecoder;
-  #readings: Snapshot = new Map();
-  #outstanding: AlarmReading[] = [];
+  #state: AlarmState = emptyState;
   #fresh = true;
   #failure: ScopeFailure | undefined;
   #subscription: Subscription | undefined;
@@ -98,13 +99,13 @@ export class AlarmMonitor {
     this.#subscription = undefined;
   }
 
-  /** Outstanding alarms of the last good snapshot, in slot order. */
+  /** Outstanding alarms of the last good snapshot, in slot order; the same array until one of them changes. */
   outstanding(): readonly AlarmReading[] {
-    return this.#outstanding;
+    return this.#state.outstanding;
   }
 
   reading(key: string): AlarmReading | undefined {
-    return this.#readings.get(key);
+    return this.#state.readings.get(key);
   }
 
   /** Why the scope cannot be read fresh, or undefined while Connected. */
@@ -185,7 +186,7 @@ export class AlarmMonitor {
       this.#logOnce(`missing:${path}`, () =>
         this.#log.warn({ plcId: this.plcId, symbol: path }, 'alarm SymbolPath resolves to nothing'),
       );
-      this.#apply(new Map());
+      this.#apply(emptyState);
       return;
     }
     if (isAppError(err) && err.code === 'PLC_UNAVAILABLE') return;
@@ -217,14 +218,13 @@ export class AlarmMonitor {
     }
     this.#lastProblem = undefined;
     this.#logAnomalies(decoded.anomalies);
-    this.#apply(new Map(decoded.readings.map((r) => [r.key, r])));
+    this.#apply(decoded.state);
   }
 
-  #apply(next: Snapshot): void {
-    const transitions = diffSnapshots(this.#readings, next, this.#fresh);
+  #apply(next: AlarmState): void {
+    const transitions = diffStates(this.#state.outstanding, next, this.#fresh);
     this.#fresh = false;
-    this.#readings = next;
-    this.#outstanding = [...next.values()].filter(isOutstanding);
+    this.#state = next;
     if (transitions.length === 0) return;
     const at = new Date(this.#now()).toISOString();
     const entries = transitions.map(({ kind, reading }) => {

@@ -5,10 +5,11 @@ import type { FastifyRequest } from 'fastify';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
-import { envelopeResponses, ok } from '../../http/envelope.ts';
+import { envelopeResponses, ok, okFrame } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
+import { AlarmListBodies } from './list-body.ts';
 import { AlarmService, alarmServiceKey } from './service.ts';
 import { alarmStreamRoutes } from './stream-routes.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
@@ -43,6 +44,9 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
     app.addHook('onClose', () => service.stop());
   }
   app.addSchema(Alarm);
+  // List bodies are served as bytes made ahead (the typed reply only knows the envelope they stand for).
+  const bodies = new AlarmListBodies(service, okFrame);
+  const json = 'application/json; charset=utf-8';
   const monitored = {
     serves: (plcId: string) => service.isMonitored(plcId),
     notServed: (plcId: string) => `No alarm monitoring is configured for PLC '${plcId}'.`,
@@ -60,7 +64,8 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
       },
       config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: monitored, limit: 'AlarmReads' },
     },
-    (request) => ok(service.list([targetOf(request).id], cultures(request))),
+    async (request, reply) =>
+      reply.type(json).send(bodies.body([targetOf(request).id], cultures(request)) as never),
   );
 
   app.get(
@@ -73,10 +78,10 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
       },
       config: { feature: 'Alarms', policy: 'ReadAccess', limit: 'AlarmReads' },
     },
-    (request) => {
+    async (request, reply) => {
       const principal = principalOf(request);
       const permitted = service.plcIds().filter((id) => canAccessPlc(principal, id));
-      return ok(service.list(permitted, cultures(request)));
+      return reply.type(json).send(bodies.body(permitted, cultures(request)) as never);
     },
   );
 

@@ -36,26 +36,47 @@ export function keyTransitions(
   return out;
 }
 
+/** The alarm array by key, and its outstanding readings in slot order. */
+export interface AlarmState {
+  readonly readings: Snapshot;
+  readonly outstanding: readonly AlarmReading[];
+}
+
+/** The state of a snapshot built whole (the decoder keeps its state up to date slot by slot instead). */
+export function stateOf(readings: Snapshot): AlarmState {
+  const outstanding = [...readings.values()].filter(isOutstanding);
+  return { readings, outstanding: outstanding.sort((a, b) => a.slotIndex - b.slotIndex) };
+}
+
 /**
- * Transitions from `before` to `after`, keys in slot order (keys that left the array last).
- * `fresh`: the first snapshot of a (re)connection, which raises everything outstanding; an alarm of the
- * previous snapshot that is no longer outstanding ends.
+ * Transitions from the outstanding readings `before` to the state `after`, keys in slot order (keys that left
+ * the array last). Only outstanding readings can make a transition, so nothing else of the old state is
+ * needed and the cost follows the outstanding alarms, not the array. `fresh`: the first snapshot of a
+ * (re)connection, which raises everything outstanding; an alarm of `before` no longer outstanding ends.
  */
-export function diffSnapshots(before: Snapshot, after: Snapshot, fresh: boolean): Transition[] {
+export function diffStates(before: readonly AlarmReading[], after: AlarmState, fresh: boolean): Transition[] {
   const out: Transition[] = [];
   if (fresh) {
-    for (const [key, previous] of before) {
-      const now = after.get(key);
-      if (isOutstanding(previous) && (now === undefined || !isOutstanding(now))) {
-        out.push({ kind: 'ended', reading: now ?? previous });
-      }
+    for (const previous of before) {
+      const now = after.readings.get(previous.key);
+      if (now === undefined || !isOutstanding(now)) out.push({ kind: 'ended', reading: now ?? previous });
     }
-    for (const reading of after.values()) if (isOutstanding(reading)) out.push({ kind: 'raised', reading });
+    for (const reading of after.outstanding) out.push({ kind: 'raised', reading });
     return out;
   }
-  for (const [key, reading] of after) out.push(...keyTransitions(before.get(key), reading));
-  for (const [key, previous] of before) {
-    if (!after.has(key)) out.push(...keyTransitions(previous, undefined));
+  // Any change to an outstanding reading replaces the outstanding array.
+  if (before === after.outstanding) return out;
+  const was = new Map(before.map((r) => [r.key, r]));
+  const present: AlarmReading[] = [];
+  const gone: AlarmReading[] = [];
+  for (const previous of before) {
+    const now = after.readings.get(previous.key);
+    if (now === undefined) gone.push(previous);
+    else if (now !== previous) present.push(now);
   }
+  for (const now of after.outstanding) if (!was.has(now.key)) present.push(now);
+  present.sort((a, b) => a.slotIndex - b.slotIndex);
+  for (const now of present) out.push(...keyTransitions(was.get(now.key), now));
+  for (const previous of gone) out.push(...keyTransitions(previous, undefined));
   return out;
 }

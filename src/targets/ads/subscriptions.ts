@@ -4,6 +4,7 @@
 import { AppError } from '../../errors.ts';
 import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
 import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { IncrementalDecoder } from '../../plc/index.ts';
 import { adsCodeOf } from './ads-errors.ts';
 import { Poller } from './poller.ts';
 import type { Session } from './link-session.ts';
@@ -46,6 +47,8 @@ export interface Entry {
   /** A notification that arrived before the AddNotification answer was processed. */
   early: { handle: number; data: Buffer; timestamp: Date } | undefined;
   last: { data: Buffer; event: Omit<ChangeEvent, 'symbol'> } | undefined;
+  /** Decodes each notification against the last, so unchanged array elements are not decoded again. */
+  decoder: IncrementalDecoder;
   /** The first bind, while subscribe() waits for it. */
   binding: Promise<void> | undefined;
 }
@@ -102,6 +105,7 @@ export class SubscriptionManager {
         generation: 0,
         early: undefined,
         last: undefined,
+        decoder: new IncrementalDecoder(),
         binding: undefined,
       };
       this.#entries.set(key, entry);
@@ -288,15 +292,16 @@ export class SubscriptionManager {
   }
 
   #deliver(e: Entry, data: Buffer, timestamp: Date): void {
+    const copy = Buffer.from(data);
     let value;
     try {
-      value = decodeValue(e.address.type, data, e.address.path, this.#settings.plcClock);
+      value = decodeValue(e.address.type, copy, e.address.path, this.#settings.plcClock, e.decoder);
     } catch (err) {
       this.#host.failed(`Decoding a notification of ${e.address.path}`, err);
       return;
     }
     const event = { value, typeName: e.address.type.name, timestamp };
-    e.last = { data: Buffer.from(data), event };
+    e.last = { data: copy, event };
     for (const l of [...e.listeners]) this.#emitTo(l, event);
   }
 

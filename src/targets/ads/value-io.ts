@@ -1,7 +1,7 @@
 // Reading and writing values by address: single requests, and sum commands split into bounded batches.
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
-import { decode, type PlcType, type PlcValue } from '../../plc/index.ts';
+import { decode, type IncrementalDecoder, type PlcType, type PlcValue } from '../../plc/index.ts';
 import { adsError, AdsCodeError } from './ads-errors.ts';
 import { toBatches, type BatchLimits } from './batches.ts';
 import type { SymbolAddress } from './symbol-table.ts';
@@ -12,8 +12,17 @@ import { fromPlcClock, type PlcClock } from '../plc-clock.ts';
 /** One sub-command's outcome: the bytes read, or the ADS code it failed with. */
 export type RawResult = { ok: true; data: Buffer } | { ok: false; code: number };
 
-/** Decodes a value; a PLC answering fewer bytes than the type needs is an ADS error, not garbage. */
-export function decodeValue(type: PlcType, data: Buffer, path: string, clock: PlcClock): PlcValue {
+/**
+ * Decodes a value; a PLC answering fewer bytes than the type needs is an ADS error, not garbage. With the
+ * `decoder` of a subscription, only what changed since its last reading is decoded (`data` is kept by it).
+ */
+export function decodeValue(
+  type: PlcType,
+  data: Buffer,
+  path: string,
+  clock: PlcClock,
+  decoder?: IncrementalDecoder,
+): PlcValue {
   checkDecodable(type, path);
   if (data.length < type.size) {
     throw new AppError(
@@ -21,7 +30,7 @@ export function decodeValue(type: PlcType, data: Buffer, path: string, clock: Pl
       `${path}: the PLC answered ${data.length} bytes, the type ${type.name} needs ${type.size}.`,
     );
   }
-  return fromPlcClock(type, decode(type, data, 0), clock);
+  return fromPlcClock(type, decoder ? decoder.decode(type, data) : decode(type, data, 0), clock);
 }
 
 export async function readRaw(client: Client, a: SymbolAddress): Promise<Buffer> {

@@ -9,6 +9,7 @@ import {
   type SimulatedPlc,
   type TypeRegistry,
 } from '../../simulator/engine/index.ts';
+import { IncrementalDecoder } from '../../plc/index.ts';
 import type { EtherCatPort } from '../ethercat-port.ts';
 import { SimulatedEtherCat } from './simulated-ethercat.ts';
 import type {
@@ -214,11 +215,16 @@ export class SimulatedTarget implements PlcTarget {
           options.onChange({ symbol: path, value, typeName, timestamp: new Date(this.plc.now()) });
         }
       };
+      // Only the elements of a large array that changed since the last notification are decoded again.
+      const decoder = new IncrementalDecoder();
       const watch = this.plc.watch(
         path,
         (change) => {
           if (!change.type) return;
-          emit(fromPlcClock(change.type, decode(change.type, change.data, 0), this.#clock), change.type.name);
+          emit(
+            fromPlcClock(change.type, decoder.decode(change.type, change.data), this.#clock),
+            change.type.name,
+          );
         },
         {
           cycleTimeMs: options.cycleTimeMs,

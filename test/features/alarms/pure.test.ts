@@ -1,10 +1,16 @@
 // The pure cores of the alarm feature, by table: transitions per key, the TIMESTRUCT binding, the journal bound.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SnapshotDecoder } from '../../../src/features/alarms/decode-snapshot.ts';
 import { AlarmJournal } from '../../../src/features/alarms/journal.ts';
-import type { AlarmReading } from '../../../src/features/alarms/reading.ts';
+import { isOutstanding, type AlarmReading } from '../../../src/features/alarms/reading.ts';
 import { bindTime } from '../../../src/features/alarms/timestamps.ts';
-import { diffSnapshots, keyTransitions } from '../../../src/features/alarms/transitions.ts';
+import {
+  diffStates,
+  keyTransitions,
+  stateOf,
+  type Snapshot,
+} from '../../../src/features/alarms/transitions.ts';
 
 const at = (lastOccurred: string) => ({
   lastOccurred,
@@ -26,6 +32,9 @@ function r(flags: string, time?: string, key = 'K'): AlarmReading {
     time: time === undefined ? undefined : at(time),
   };
 }
+
+const diffSnapshots = (before: Snapshot, after: Snapshot, fresh: boolean) =>
+  diffStates(stateOf(before).outstanding, stateOf(after), fresh);
 
 const kinds = (before: AlarmReading | undefined, after: AlarmReading | undefined) =>
   keyTransitions(before, after).map((t) => t.kind);
@@ -153,5 +162,91 @@ describe('journal', () => {
       entries: [j.readSince(1_000_004, 1).entries[0]],
       nextAfter: 1_000_005,
     });
+  });
+});
+
+describe('snapshot decoder, slot by slot', () => {
+  /** The transitions of two whole snapshots, key by key in slot order (the rule the diff must keep). */
+  function wholeDiff(before: Snapshot, after: Snapshot): string[] {
+    const bySlot = (m: Snapshot) => [...m.values()].sort((a, b) => a.slotIndex - b.slotIndex);
+    const out = bySlot(after).flatMap((a) => keyTransitions(before.get(a.key), a));
+    out.push(...bySlot(before).flatMap((b) => (after.has(b.key) ? [] : keyTransitions(b, undefined))));
+    return out.map((t) => `${t.kind} ${t.reading.key}@${t.reading.slotIndex}`);
+  }
+
+  test('changing a few slots at a time gives the state and transitions of decoding everything again', () => {
+    let seed = 7;
+    // mulberry32: a small seeded generator, so every run walks the same steps.
+    const random = (n: number): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) % n;
+    };
+    /** Per key, the slot that must stand for it: the most outstanding, then active, then the lowest index. */
+    const standing = (slots: ReturnType<typeof slot>[]): Map<string, number> => {
+      const best = new Map<string, { rank: number; slotIndex: number }>();
+      slots.forEach((v, i) => {
+        if (v.sKey === '') return;
+        const rank = (v.IsActive || (v.NeedsAck && !v.IsAcked) ? 2 : 0) + (v.IsActive ? 1 : 0);
+        const held = best.get(v.sKey);
+        if (held === undefined || rank > held.rank) best.set(v.sKey, { rank, slotIndex: i + 1 });
+      });
+      return new Map([...best].map(([key, b]) => [key, b.slotIndex]));
+    };
+    const slot = () => ({
+      sKey: ['', 'A', 'B', 'C', 'D', 'E'][random(6)] ?? '',
+      Id: 'eq',
+      ErrorCode: random(3),
+      ErrorType: 2,
+      IsActive: random(2) === 0,
+      NeedsAck: random(2) === 0,
+      IsAcked: random(3) === 0,
+      PLCTimeStamp: {
+        wYear: 2024,
+        wMonth: 1,
+        wDayOfWeek: 1,
+        wDay: 1,
+        wHour: 0,
+        wMinute: 0,
+        wSecond: random(3),
+        wMilliseconds: 0,
+      },
+    });
+    const type = 'ARRAY [1..12] OF ST_ErrorEntry';
+    const decoder = new SnapshotDecoder('Unspecified');
+    let value = Array.from({ length: 12 }, slot);
+    let previous = stateOf(new Map());
+    let before: Snapshot = new Map();
+    for (let step = 0; step < 400; step++) {
+      // Unchanged slots stay the same objects, as a subscription delivers them; now and then all are new.
+      value = step % 50 === 49 ? value.map((v) => ({ ...v })) : [...value];
+      for (let n = random(4); n > 0; n--) value[random(12)] = slot();
+      const decoded = decoder.decode(value, type);
+      const whole = new SnapshotDecoder('Unspecified').decode(value, type);
+      assert.ok(decoded.ok && whole.ok);
+      const sorted = (m: Snapshot) => [...m.entries()].sort(([a], [b]) => a.localeCompare(b));
+      assert.deepEqual(sorted(decoded.state.readings), sorted(whole.state.readings), `step ${step}`);
+      assert.deepEqual(
+        new Map([...decoded.state.readings].map(([key, r]) => [key, r.slotIndex])),
+        standing(value),
+        `step ${step}`,
+      );
+      assert.deepEqual(decoded.state.outstanding, whole.state.outstanding, `step ${step}`);
+      assert.deepEqual(
+        decoded.state.outstanding,
+        [...whole.state.readings.values()].filter(isOutstanding).sort((a, b) => a.slotIndex - b.slotIndex),
+      );
+      const after = new Map(decoded.state.readings);
+      assert.deepEqual(
+        diffStates(previous.outstanding, decoded.state, false).map(
+          (t) => `${t.kind} ${t.reading.key}@${t.reading.slotIndex}`,
+        ),
+        wholeDiff(before, after),
+        `step ${step}`,
+      );
+      previous = decoded.state;
+      before = after;
+    }
   });
 });

@@ -154,6 +154,29 @@ for (const driver of testDrivers) {
       assert.equal(rig.logs.filter((l) => l.key === 'NO_TEXT').length, 1);
     });
 
+    test('the lists follow a listed alarm that changes without a transition, and one that ends', async () => {
+      clock.advance(1000);
+      await rig.writeSlot(8, entry({ sKey: 'LISTED', ErrorCode: 1 }));
+      const listed = async (url: string) => {
+        const res = await rig.call('GET', url);
+        assert.equal(res.statusCode, 200);
+        assert.match(String(res.headers['content-type']), /^application\/json/);
+        const list = res.json<{ data: AlarmListJson }>().data;
+        assert.equal(list.count, list.items.length);
+        return list.items.find((a) => a.code === 'LISTED');
+      };
+      for (const url of ['/api/plcs/line1/alarms', '/api/alarms']) {
+        assert.equal((await listed(url))?.['x-ads'].errorCode, 1);
+      }
+      // Same PLC timestamp, still active: no transition, but the listed alarm is not the same.
+      await rig.writeSlot(8, entry({ sKey: 'LISTED', ErrorCode: 2 }));
+      for (const url of ['/api/plcs/line1/alarms', '/api/alarms']) {
+        assert.equal((await listed(url))?.['x-ads'].errorCode, 2);
+      }
+      await rig.writeSlot(8, entry({ sKey: '' }));
+      for (const url of ['/api/plcs/line1/alarms', '/api/alarms']) assert.equal(await listed(url), undefined);
+    });
+
     test('/health/alarms: anonymous; Healthy, Degraded on a WARNING, 503 Unhealthy on an ERROR; /health/ready unaffected', async () => {
       await rig.reset();
       const health = async () => {
