@@ -73,6 +73,9 @@ curl -s http://127.0.0.1:$((base_port + 1))/health/ready
 curl -s -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:$base_port/api/plcs/line1/variables/GVL_HMI.stMachine.rSpeed
 curl -sN -H "Authorization: Bearer \$TOKEN" "http://127.0.0.1:$base_port/api/plcs/line1/notifications/sse?symbols=GVL_HMI.stMachine.rSpeed" &
 curl -s -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:$((base_port + 2))/api/admin/connections
+# Alarms: one replica holds line1's lease (see "leases" in /health/ready); every replica serves the same journal.
+curl -sN -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:$((base_port + 1))/api/plcs/line1/alarms/stream &
+curl -s -H "Authorization: Bearer \$TOKEN" "http://127.0.0.1:$((base_port + 2))/api/plcs/line1/alarms/history?limit=5"
 Ctrl-C stops everything.
 TEXT
 wait

@@ -1,6 +1,7 @@
 // The `cluster` readiness check: Redis reachable and the replicas alive. Redis away
 // is Degraded, not Unhealthy: reads, writes and this replica's streams keep working (limits fail open).
 import type { HealthCheck } from '../features/health/service.ts';
+import type { AlarmLeases } from './alarm-leases.ts';
 import type { Cluster } from './cluster.ts';
 
 export interface ClusterCheckData {
@@ -8,18 +9,20 @@ export interface ClusterCheckData {
   readonly redis: 'Reachable' | 'Unreachable';
   /** Live replicas by ReplicaId, sorted (empty while Redis is unreachable). */
   readonly replicas: string[];
+  /** plcId -> the ReplicaId watching its alarm array (empty while Redis is unreachable). */
+  readonly leases: Record<string, string>;
 }
 
-export async function clusterCheck(cluster: Cluster): Promise<HealthCheck> {
+export async function clusterCheck(cluster: Cluster, alarmLeases: AlarmLeases): Promise<HealthCheck> {
   const replica = cluster.replicaId;
   try {
     if (!cluster.link.reachable) throw new Error('unreachable');
-    const replicas = await cluster.liveReplicas();
-    const data: ClusterCheckData = { replica, redis: 'Reachable', replicas };
+    const [replicas, leases] = await Promise.all([cluster.liveReplicas(), alarmLeases.holders()]);
+    const data: ClusterCheckData = { replica, redis: 'Reachable', replicas, leases };
     const description = `Redis reachable; ${replicas.length} replica(s) alive.`;
     return { name: 'cluster', status: 'Healthy', description, data: { ...data } };
   } catch {
-    const data: ClusterCheckData = { replica, redis: 'Unreachable', replicas: [] };
+    const data: ClusterCheckData = { replica, redis: 'Unreachable', replicas: [], leases: {} };
     return {
       name: 'cluster',
       status: 'Degraded',

@@ -94,6 +94,16 @@ export class RedisLink {
     ]);
   }
 
+  /**
+   * A connection of its own for blocking reads (XREAD BLOCK `blockMs`): its time-out allows for the block. The
+   * caller connects and disconnects it.
+   */
+  blockingConnection(blockMs: number): Redis {
+    const connection = this.commands.duplicate({ commandTimeout: blockMs + commandTimeoutMs });
+    connection.on('error', () => undefined);
+    return connection;
+  }
+
   /** Runs `fn` after each reconnect that follows an outage (Redis may have come back empty). */
   onRestored(fn: () => void): () => void {
     this.#onRestored.add(fn);

@@ -7,6 +7,7 @@ import type { HealthCheck } from '../features/health/service.ts';
 import type { Clock } from '../guards/rate-limit/limiter.ts';
 import type { LimiterFactory } from '../guards/rate-limit/rate-limits.ts';
 import type { StreamLedger } from '../http/streams/stream-ledger.ts';
+import { AlarmLeases } from './alarm-leases.ts';
 import { Cluster } from './cluster.ts';
 import { clusterCheck } from './health.ts';
 import type { ClusterLog } from './redis-link.ts';
@@ -19,6 +20,8 @@ export interface ClusterServices {
   readonly limiterStore: LimiterFactory;
   readonly auditStore: AuditStore;
   readonly streamLedger: StreamLedger;
+  /** Alarm monitoring by one lease holder per PLC, and the journals in Redis streams. */
+  readonly alarmLeases: AlarmLeases;
   /** The `cluster` readiness check. */
   check(): Promise<HealthCheck>;
   close(): Promise<void>;
@@ -42,12 +45,17 @@ export async function startCluster(
   const cluster = new Cluster({ ...settings.Cluster, Redis: url }, deps);
   const streamLedger = new SharedStreams(cluster, deps.log);
   await cluster.start();
+  const alarmLeases = new AlarmLeases(cluster, deps.metrics, deps.log);
   return {
     cluster,
     limiterStore: sharedLimiterFactory(cluster.link, deps.log, deps.metrics, deps.now),
     auditStore: new SharedAuditStore(cluster.link, settings.Audit.Length),
     streamLedger,
-    check: () => clusterCheck(cluster),
-    close: () => cluster.close(),
+    alarmLeases,
+    check: () => clusterCheck(cluster, alarmLeases),
+    close: async () => {
+      await alarmLeases.stop();
+      await cluster.close();
+    },
   };
 }

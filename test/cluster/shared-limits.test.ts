@@ -206,6 +206,8 @@ describe('cluster: shared rate limits and audit', () => {
         replica: 'r2',
         redis: 'Reachable',
         replicas: ['r1', 'r2', 'r3'],
+        // No PLC has alarm monitoring here, so no lease is held.
+        leases: {},
       });
     } finally {
       await r.close();

@@ -36,6 +36,22 @@ export class CliProcess {
     return new CliProcess(child, url, () => output);
   }
 
+  /** Resolves with the first line of output (from now on) that `match` accepts. */
+  logged(match: (line: string) => boolean): Promise<string> {
+    return new Promise((done) => {
+      let rest = '';
+      const onData = (chunk: Buffer): void => {
+        const lines = (rest + chunk.toString()).split('\n');
+        rest = lines.pop() ?? '';
+        const hit = lines.find(match);
+        if (hit === undefined) return;
+        this.child.stdout?.off('data', onData);
+        done(hit);
+      };
+      this.child.stdout?.on('data', onData);
+    });
+  }
+
   /** SIGKILL: no goodbye to Redis, its entries and lease must expire. */
   async kill(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
@@ -53,8 +69,10 @@ export class CliProcess {
   }
 }
 
+/** `extra`: more sim-ads options (`--stopped`: the scenario's script does not run; tests write the PLC). */
 export async function startSimAds(
   scenario = 'examples/scenarios/small',
+  extra: readonly string[] = [],
 ): Promise<{ process: CliProcess; port: number }> {
   const process = await CliProcess.start([
     'sim-ads',
@@ -63,6 +81,7 @@ export async function startSimAds(
     '--port',
     '0',
     '--no-udp',
+    ...extra,
   ]);
   return { process, port: Number(/:(\d+)$/.exec(process.url)?.[1]) };
 }

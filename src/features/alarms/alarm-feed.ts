@@ -3,7 +3,7 @@
 // Last-Event-ID: the journal's missed transitions in order, or a `resync` with the alarm list when it cannot.
 import type { EventSink } from '../../http/streams/outbox.ts';
 import type { JournalEntry } from './journal.ts';
-import type { AlarmMonitor } from './monitor.ts';
+import type { AlarmSource } from './alarm-source.ts';
 import { historyItem, type AlarmService } from './service.ts';
 
 /** PLC -> the last seq a client has seen. */
@@ -75,29 +75,35 @@ export function openAlarmFeed(sink: EventSink, options: FeedOptions): () => void
     sink.send({ name: 'alarm', data: frameJson(service, plcId, entry, cultures), id });
   };
 
+  const resync = (): void => {
+    for (const m of monitors) seen.set(m.plcId, m.journal.newest());
+    const list = service.list(plcIds, cultures);
+    sink.send({ name: 'resync', data: JSON.stringify(list), id: formatCursor(seen) });
+  };
+
   const last = options.lastEventId?.trim() ?? '';
   if (last !== '') {
     const cursor = parseCursor(last);
     if (cursor !== undefined && replayable(monitors, cursor, options.maxReplay))
       replay(monitors, cursor, seen, send);
-    else {
-      const list = service.list(plcIds, cultures);
-      sink.send({ name: 'resync', data: JSON.stringify(list), id: formatCursor(seen) });
-    }
+    else resync();
   }
 
-  const stops = monitors.map((m) =>
+  const stops = monitors.flatMap((m) => [
     m.onTransitions((entries) => {
-      for (const e of entries) send(m.plcId, e);
+      // A shared journal's mirror may trail the replica a resuming client came from: nothing is sent twice.
+      const at = seen.get(m.plcId) ?? 0;
+      for (const e of entries) if (e.seq > at) send(m.plcId, e);
     }),
-  );
+    m.onResync(resync),
+  ]);
   return () => {
     for (const stop of stops) stop();
   };
 }
 
 /** Every PLC's journal still holds what the cursor missed, and all of it fits the client's queue. */
-function replayable(monitors: readonly AlarmMonitor[], cursor: Cursor, max: number): boolean {
+function replayable(monitors: readonly AlarmSource[], cursor: Cursor, max: number): boolean {
   let missed = 0;
   for (const m of monitors) {
     const seq = cursor.get(m.plcId);
@@ -110,7 +116,7 @@ function replayable(monitors: readonly AlarmMonitor[], cursor: Cursor, max: numb
 
 /** Every transition after the cursor, PLC by PLC, oldest first. */
 function replay(
-  monitors: readonly AlarmMonitor[],
+  monitors: readonly AlarmSource[],
   cursor: Cursor,
   seen: Map<string, number>,
   send: (plcId: string, entry: JournalEntry) => void,

@@ -19,19 +19,20 @@ export interface JournalPage {
   readonly nextAfter: number;
 }
 
-/**
- * What the monitor appends to and the history route and streams read from: append, read since a cursor, the
- * newest cursor, and whether a cursor can still be resumed. Held in memory here (one per PLC).
- */
-export interface TransitionJournal {
-  /** Appends with the next sequence number. */
-  append(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
+/** What the history route and streams read: entries since a cursor, the newest cursor, and whether a cursor resumes. */
+export interface JournalReader {
   /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
   readSince(after: number | undefined, limit: number): JournalPage;
   /** The newest sequence number handed out (the start value while empty). */
   newest(): number;
   /** Whether every entry after `seq` is still held, so a client at `seq` can be brought up to date. */
   holdsAfter(seq: number): boolean;
+}
+
+/** What the monitor appends to; held in memory here (one per PLC). */
+export interface TransitionJournal extends JournalReader {
+  /** Appends with the next sequence number. */
+  append(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
 }
 
 export class AlarmJournal implements TransitionJournal {
@@ -56,12 +57,31 @@ export class AlarmJournal implements TransitionJournal {
 
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
     const full: JournalEntry = { seq: ++this.#lastSeq, ...entry };
+    this.#keep(full);
+    return full;
+  }
+
+  /**
+   * Keeps an entry whose seq was handed out elsewhere (a mirror of a shared journal). An entry at or below the
+   * newest is already held; one past a gap (entries trimmed before they were seen) restarts the ring after it.
+   */
+  follow(entry: JournalEntry): boolean {
+    if (entry.seq <= this.#lastSeq) return false;
+    if (entry.seq !== this.#lastSeq + 1) {
+      this.#ring.length = 0;
+      this.#head = 0;
+    }
+    this.#lastSeq = entry.seq;
+    this.#keep(entry);
+    return true;
+  }
+
+  #keep(full: JournalEntry): void {
     if (this.#ring.length < this.#capacity) this.#ring.push(full);
     else {
       this.#ring[this.#head] = full;
       this.#head = (this.#head + 1) % this.#capacity;
     }
-    return full;
   }
 
   #at(i: number): JournalEntry {

@@ -4,6 +4,7 @@ import type { AlarmTargetConfig } from '../../config/schema.ts';
 import { isAppError } from '../../errors.ts';
 import type { ChangeEvent, ConnectionState, PlcTarget, Subscription } from '../../targets/target.ts';
 import { SnapshotDecoder, type SnapshotAnomalies } from './decode-snapshot.ts';
+import type { AlarmSource, ScopeFailure, TransitionListener } from './alarm-source.ts';
 import { AlarmJournal, type JournalEntry, type TransitionJournal } from './journal.ts';
 import type { AlarmReading } from './reading.ts';
 import { diffStates, type AlarmState } from './transitions.ts';
@@ -15,12 +16,7 @@ export interface AlarmLog {
   error(fields: object, message: string): void;
 }
 
-export interface ScopeFailure {
-  readonly state: Exclude<ConnectionState, 'Connected'>;
-  readonly reason: string;
-  /** ISO 8601 UTC. */
-  readonly since: string;
-}
+export type { ScopeFailure, TransitionListener } from './alarm-source.ts';
 
 export interface MonitorOptions {
   readonly log: AlarmLog;
@@ -28,9 +24,11 @@ export interface MonitorOptions {
   readonly now: () => number;
   /** Retry period while the array cannot be subscribed although the PLC is connected. */
   readonly retryMs?: number;
+  /** Journal of the transitions; default: one in memory of JournalLength entries. */
+  readonly journal?: TransitionJournal;
+  /** Called after every snapshot read, with its transitions (none when nothing changed). */
+  readonly onApplied?: (entries: readonly JournalEntry[]) => void;
 }
-
-export type TransitionListener = (entries: readonly JournalEntry[]) => void;
 
 const emptyState: AlarmState = { readings: new Map(), outstanding: [] };
 
@@ -43,7 +41,7 @@ const ackClaimMs = 60_000;
 /** Distinct anomalies logged per target before the monitor stops noting new ones (a bounded memory). */
 const maxLogged = 1000;
 
-export class AlarmMonitor {
+export class AlarmMonitor implements AlarmSource {
   readonly plcId: string;
   readonly settings: AlarmTargetConfig;
   readonly journal: TransitionJournal;
@@ -51,6 +49,7 @@ export class AlarmMonitor {
   readonly #log: AlarmLog;
   readonly #now: () => number;
   readonly #retryMs: number;
+  readonly #onApplied: ((entries: readonly JournalEntry[]) => void) | undefined;
   readonly #listeners = new Set<TransitionListener>();
   readonly #pendingAcks = new Map<string, { sub: string; at: number }>();
   readonly #logged = new Set<string>();
@@ -72,7 +71,8 @@ export class AlarmMonitor {
     this.#log = options.log;
     this.#now = options.now;
     this.#retryMs = options.retryMs ?? 5000;
-    this.journal = new AlarmJournal(settings.JournalLength, options.now());
+    this.journal = options.journal ?? new AlarmJournal(settings.JournalLength, options.now());
+    this.#onApplied = options.onApplied;
     this.#decoder = new SnapshotDecoder(settings.PlcClock);
   }
 
@@ -99,6 +99,16 @@ export class AlarmMonitor {
     this.#subscription = undefined;
   }
 
+  /**
+   * Takes `outstanding` as the last snapshot before the first one read, so that first one is compared with it
+   * (a replica taking over from another) instead of raising everything outstanding. Before start() only.
+   */
+  seed(outstanding: readonly AlarmReading[]): void {
+    const ordered = [...outstanding].sort((a, b) => a.slotIndex - b.slotIndex);
+    this.#state = { readings: new Map(ordered.map((r) => [r.key, r])), outstanding: ordered };
+    this.#fresh = false;
+  }
+
   /** Outstanding alarms of the last good snapshot, in slot order; the same array until one of them changes. */
   outstanding(): readonly AlarmReading[] {
     return this.#state.outstanding;
@@ -118,6 +128,11 @@ export class AlarmMonitor {
     return () => {
       this.#listeners.delete(listener);
     };
+  }
+
+  /** A journal held in this process never restarts while the monitor runs. */
+  onResync(): () => void {
+    return () => undefined;
   }
 
   /** Remembers who asked, so the `acknowledged` transition that follows carries their sub. */
@@ -225,7 +240,10 @@ export class AlarmMonitor {
     const transitions = diffStates(this.#state.outstanding, next, this.#fresh);
     this.#fresh = false;
     this.#state = next;
-    if (transitions.length === 0) return;
+    if (transitions.length === 0) {
+      this.#onApplied?.([]);
+      return;
+    }
     const at = new Date(this.#now()).toISOString();
     const entries = transitions.map(({ kind, reading }) => {
       const pending = kind === 'acknowledged' ? this.#pendingAcks.get(reading.key) : undefined;
@@ -242,6 +260,7 @@ export class AlarmMonitor {
         );
       }
     }
+    this.#onApplied?.(entries);
   }
 
   #logAnomalies(a: SnapshotAnomalies): void {

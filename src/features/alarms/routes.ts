@@ -28,7 +28,7 @@ const cultures = (request: FastifyRequest): string[] =>
   parseAcceptLanguage(request.headers['accept-language']);
 
 export const alarmsRoutes: FeaturePlugin = async (app, context) => {
-  const { config, registry, now, services } = context;
+  const { config, registry, now, services, cluster } = context;
   const alarmSettings = config.settings.PlcAlarms;
   const catalogFile = alarmSettings.TextCatalog;
   const catalog =
@@ -37,7 +37,8 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
       : await loadTextCatalog(catalogFile, (key) =>
           app.log.warn({ key, catalog: catalogFile }, 'alarm key has no text in PlcAlarms.TextCatalog'),
         );
-  const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog });
+  const sources = cluster?.alarmLeases.sources({ log: app.log, now });
+  const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog, sources });
   services.provide(alarmServiceKey, service);
   if (config.features.Alarms) {
     app.addHook('onReady', () => service.start());

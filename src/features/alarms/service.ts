@@ -1,10 +1,11 @@
 // The alarm use cases over every monitored PLC: outstanding lists (one PLC or the permitted fleet), acknowledge
 // by RPC, the journal, and the alarm health check. Never imports fastify.
-import type { Settings } from '../../config/schema.ts';
+import type { AlarmTargetConfig, Settings } from '../../config/schema.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { ServiceKey } from '../../http/service-directory.ts';
 import type { MethodResult, PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
+import type { AlarmSource, AlarmSourceFactory } from './alarm-source.ts';
 import { AlarmRenderer, peerOf } from './alarm-view.ts';
 import type { JournalEntry } from './journal.ts';
 import { AlarmMonitor, type AlarmLog } from './monitor.ts';
@@ -28,7 +29,7 @@ export interface AlarmHealth {
 }
 
 export class AlarmService {
-  readonly #monitors: ReadonlyMap<string, AlarmMonitor>;
+  readonly #monitors: ReadonlyMap<string, AlarmSource>;
   readonly catalog: TextCatalog;
   /** Listed alarms by reading (a reading object lives as long as its slot is unchanged) and culture list. */
   readonly #rendered = new WeakMap<AlarmReading, { cultures: string; alarm: Alarm }>();
@@ -36,13 +37,22 @@ export class AlarmService {
   constructor(
     registry: TargetRegistry,
     settings: Settings['PlcAlarms'],
-    deps: { log: AlarmLog; now: () => number; catalog: TextCatalog },
+    deps: {
+      log: AlarmLog;
+      now: () => number;
+      catalog: TextCatalog;
+      sources?: AlarmSourceFactory | undefined;
+    },
   ) {
     this.catalog = deps.catalog;
-    const monitors = new Map<string, AlarmMonitor>();
+    const make =
+      deps.sources ??
+      ((target: PlcTarget, own: AlarmTargetConfig) =>
+        new AlarmMonitor(target, own, { log: deps.log, now: deps.now }));
+    const monitors = new Map<string, AlarmSource>();
     for (const target of registry.list()) {
       const own = settings.Targets[target.id];
-      if (own) monitors.set(target.id, new AlarmMonitor(target, own, { log: deps.log, now: deps.now }));
+      if (own) monitors.set(target.id, make(target, own));
     }
     this.#monitors = monitors;
   }
@@ -65,7 +75,7 @@ export class AlarmService {
   }
 
   /** 404 PLC_NOT_FOUND for a PLC without alarm configuration (spec rule 1: never an empty 200). */
-  monitor(plcId: string): AlarmMonitor {
+  monitor(plcId: string): AlarmSource {
     const m = this.#monitors.get(plcId);
     if (!m) throw new AppError('PLC_NOT_FOUND', `No alarm monitoring is configured for PLC '${plcId}'.`);
     return m;
@@ -117,7 +127,7 @@ export class AlarmService {
     const { AcknowledgeMethod: method } = m.settings;
     const instancePath = m.acknowledgeInstancePath;
     // Noted first: a simulated PLC reports the acknowledged transition before invoke() returns.
-    m.noteAcknowledge(key, sub);
+    await m.noteAcknowledge(key, sub);
     let answer: MethodResult;
     try {
       answer = await target.invoke(instancePath, method, [key]);

@@ -1,0 +1,98 @@
+// The Redis side of alarm monitoring across replicas, per monitored PLC: the lease (`<token>|<ReplicaId>`, the
+// token a fencing counter), the journal stream (ids `<seq>-0`), and a state hash with the journal's epoch, its
+// newest seq, the outstanding alarms as of that seq (the last snapshot), the holder and its last renewal.
+// Every write checks the lease in the same script, so a holder whose lease was taken cannot append.
+import { clusterKey } from './cluster.ts';
+import { luaScript } from './redis-link.ts';
+
+export interface AlarmKeys {
+  readonly lease: string;
+  readonly fence: string;
+  readonly state: string;
+  readonly journal: string;
+}
+
+export function alarmKeys(plcId: string): AlarmKeys {
+  return {
+    lease: clusterKey('alarms', plcId, 'lease'),
+    fence: clusterKey('alarms', plcId, 'fence'),
+    state: clusterKey('alarms', plcId, 'state'),
+    journal: clusterKey('alarms', plcId, 'journal'),
+  };
+}
+
+/** Who asked to acknowledge `key`: claimed by the `acknowledged` entry that follows, whichever replica holds the lease. */
+export function ackKey(plcId: string, key: string): string {
+  return clusterKey('alarms', plcId, 'ack', key);
+}
+
+const redisNowMs = `local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+// KEYS lease, fence, state; ARGV ReplicaId, ttl ms. -> { token or 0, epoch, previous holder, its last renewal }.
+// A lease already held by this replica is kept (same token): the caller takes over from the stored state again.
+export const acquireLease = luaScript(`${redisNowMs}
+local epoch = redis.call('HGET', KEYS[3], 'epoch') or ''
+local current = redis.call('GET', KEYS[1])
+if current then
+  local token, holder = string.match(current, '^(%d+)|(.*)$')
+  if holder ~= ARGV[1] then return { 0, epoch, '', '0' } end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return { tonumber(token), epoch, '', '0' }
+end
+local token = redis.call('INCR', KEYS[2])
+redis.call('SET', KEYS[1], token .. '|' .. ARGV[1], 'PX', ARGV[2])
+local previous = redis.call('HMGET', KEYS[3], 'holder', 'renewed')
+redis.call('HSET', KEYS[3], 'holder', ARGV[1], 'renewed', now_ms())
+return { token, epoch, previous[1] or '', previous[2] or '0' }
+`);
+
+// KEYS lease, state; ARGV lease value, ttl ms. -> { 1 held or 0 lost, epoch }.
+export const renewLease = luaScript(`${redisNowMs}
+local epoch = redis.call('HGET', KEYS[2], 'epoch') or ''
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 0, epoch } end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('HSET', KEYS[2], 'renewed', now_ms())
+return { 1, epoch }
+`);
+
+// KEYS lease; ARGV lease value. Lets another replica take over at once (this one cannot reach the PLC, or stops).
+export const releaseLease = luaScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`);
+
+// KEYS lease, state, journal, then one ack key per entry; ARGV lease value, journal length, epoch to start when
+// there is none (the journal restarts), snapshot JSON, entry count, then per entry its JSON and '1' when it is an
+// `acknowledged` entry (it claims the acknowledging user). -> { newest seq, epoch, Redis time ms }.
+export const appendTransitions = luaScript(`${redisNowMs}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('FENCED the alarm lease is held by another replica') end
+local epoch = redis.call('HGET', KEYS[2], 'epoch')
+local seq
+if not epoch then
+  epoch = ARGV[3]
+  seq = tonumber(epoch)
+  redis.call('DEL', KEYS[3])
+else
+  seq = tonumber(redis.call('HGET', KEYS[2], 'seq'))
+end
+local n = tonumber(ARGV[5])
+for i = 1, n do
+  seq = seq + 1
+  local fields = { 'p', epoch, 'e', ARGV[4 + 2 * i] }
+  if ARGV[5 + 2 * i] == '1' then
+    local sub = redis.call('GET', KEYS[3 + i])
+    if sub then
+      redis.call('DEL', KEYS[3 + i])
+      fields[5] = 'u'
+      fields[6] = sub
+    end
+  end
+  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[2], string.format('%.0f', seq) .. '-0', unpack(fields))
+end
+redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', string.format('%.0f', seq), 'snapshot', ARGV[4])
+return { string.format('%.0f', seq), epoch, now_ms() }
+`);

@@ -1,0 +1,109 @@
+// A replica's copy of one PLC's shared alarm journal: the entries (a ring as long as the stream) and the
+// outstanding alarms, loaded from Redis and then fed entry by entry from the stream, whoever appended them.
+// The history route, the list and the streams read it synchronously, as they read the in-process journal.
+import {
+  AlarmJournal,
+  type JournalEntry,
+  type JournalPage,
+  type JournalReader,
+} from '../features/alarms/journal.ts';
+import { isOutstanding, type AlarmReading } from '../features/alarms/reading.ts';
+
+/** A stream entry as XRANGE/XREAD answer it: id `<seq>-0` and fields p (epoch), e (entry JSON), u (user). */
+export type StreamEntry = [id: string, fields: string[]];
+
+/** What is stored in Redis as the state of a journal: its epoch, the snapshot as of its newest entry, the entries. */
+export interface StoredJournal {
+  /** The seq before the journal's first entry (a start time in microseconds); undefined: none yet. */
+  readonly epoch: number | undefined;
+  readonly outstanding: readonly AlarmReading[];
+  readonly entries: readonly StreamEntry[];
+}
+
+export function parseEntry([id, fields]: StreamEntry): { epoch: number; entry: JournalEntry } {
+  const get = (name: string): string | undefined => {
+    const i = fields.indexOf(name);
+    return i >= 0 && i % 2 === 0 ? fields[i + 1] : undefined;
+  };
+  const body = JSON.parse(get('e') ?? '{}') as Omit<JournalEntry, 'seq' | 'user'>;
+  const user = get('u');
+  const entry: JournalEntry = {
+    seq: Number(id.slice(0, id.indexOf('-'))),
+    ...body,
+    ...(user === undefined ? {} : { user }),
+  };
+  return { epoch: Number(get('p')), entry };
+}
+
+export class JournalMirror implements JournalReader {
+  readonly #capacity: number;
+  #epoch: number | undefined;
+  #journal: AlarmJournal;
+  #readings = new Map<string, AlarmReading>();
+  #outstanding: AlarmReading[] | undefined = [];
+
+  constructor(capacity: number, now: number) {
+    this.#capacity = capacity;
+    this.#journal = new AlarmJournal(capacity, now);
+  }
+
+  get epoch(): number | undefined {
+    return this.#epoch;
+  }
+
+  /** Replaces everything with the stored journal. */
+  load(stored: StoredJournal, now: number): void {
+    this.#epoch = stored.epoch;
+    this.#journal = new AlarmJournal(this.#capacity, stored.epoch === undefined ? now : stored.epoch / 1000);
+    for (const raw of stored.entries) this.#journal.follow(parseEntry(raw).entry);
+    this.#readings = new Map(stored.outstanding.map((r) => [r.key, r]));
+    this.#outstanding = undefined;
+  }
+
+  /**
+   * Takes the stream's new entries; answers those not held yet (in order), or undefined when an entry belongs
+   * to another epoch (the journal restarted: load it again).
+   */
+  take(raw: readonly StreamEntry[]): JournalEntry[] | undefined {
+    const taken: JournalEntry[] = [];
+    for (const item of raw) {
+      const { epoch, entry } = parseEntry(item);
+      if (epoch !== this.#epoch) return undefined;
+      if (!this.#journal.follow(entry)) continue;
+      taken.push(entry);
+      const { key } = entry.reading;
+      if (entry.kind === 'ended' || !isOutstanding(entry.reading)) this.#readings.delete(key);
+      else this.#readings.set(key, entry.reading);
+      this.#outstanding = undefined;
+    }
+    return taken;
+  }
+
+  /** Outstanding alarms in slot order, as the holder's snapshot lists them. */
+  outstanding(): readonly AlarmReading[] {
+    this.#outstanding ??= [...this.#readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
+    return this.#outstanding;
+  }
+
+  reading(key: string): AlarmReading | undefined {
+    return this.#readings.get(key);
+  }
+
+  readSince(after: number | undefined, limit: number): JournalPage {
+    return this.#journal.readSince(after, limit);
+  }
+
+  newest(): number {
+    return this.#journal.newest();
+  }
+
+  /**
+   * Also true for a cursor a little ahead of this copy within the epoch: a client resuming here may have seen,
+   * on the replica it came from, entries this copy has not taken yet; it is sent only what follows its cursor.
+   */
+  holdsAfter(seq: number): boolean {
+    if (this.#journal.holdsAfter(seq)) return true;
+    const newest = this.#journal.newest();
+    return this.#epoch !== undefined && seq > newest && seq <= newest + this.#capacity;
+  }
+}

@@ -1,0 +1,286 @@
+// One monitored PLC on a replica of a cluster. Every replica serves the list, history and streams from its
+// copy of the shared journal, fed from the Redis stream. The replica holding the PLC's lease also watches the
+// alarm array: it starts from the stored snapshot (so a takeover raises nothing already outstanding and derives
+// what changed meanwhile from its first fresh snapshot) and appends transitions with the lease's fencing check.
+import type { AlarmTargetConfig } from '../config/schema.ts';
+import type { AlarmSource, ScopeFailure, TransitionListener } from '../features/alarms/alarm-source.ts';
+import type { JournalEntry } from '../features/alarms/journal.ts';
+import { AlarmMonitor, type AlarmLog } from '../features/alarms/monitor.ts';
+import type { AlarmReading } from '../features/alarms/reading.ts';
+import type { ConnectionState, PlcTarget } from '../targets/target.ts';
+import { AlarmLease } from './alarm-lease.ts';
+import { ackKey, alarmKeys, appendTransitions, type AlarmKeys } from './alarm-scripts.ts';
+import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
+import type { Cluster } from './cluster.ts';
+import { JournalMirror, type StreamEntry } from './journal-mirror.ts';
+import type { JournalFollower } from './journal-follower.ts';
+
+export interface LeasedSourceDeps {
+  readonly cluster: Cluster;
+  readonly follower: JournalFollower;
+  readonly metrics: AlarmLeaseMetrics;
+  readonly log: AlarmLog;
+  readonly now: () => number;
+}
+
+/** How long an acknowledge request waits in Redis for the `acknowledged` transition to claim it. */
+const ackClaimMs = 60_000;
+const reasons: Record<ScopeFailure['state'], string> = {
+  Connecting: 'The gateway is connecting to the PLC.',
+  Disconnected: 'The PLC connection is lost.',
+};
+
+export class LeasedAlarmSource implements AlarmSource {
+  readonly plcId: string;
+  readonly settings: AlarmTargetConfig;
+  readonly journal: JournalMirror;
+  readonly #target: PlcTarget;
+  readonly #deps: LeasedSourceDeps;
+  readonly #keys: AlarmKeys;
+  readonly #lease: AlarmLease;
+  readonly #listeners = new Set<TransitionListener>();
+  readonly #resyncs = new Set<() => void>();
+  /** Stream entries and reloads, one at a time in order. */
+  #queue: Promise<void> = Promise.resolve();
+  #failure: ScopeFailure | undefined;
+  #offState: (() => void) | undefined;
+  #watch: { monitor: AlarmMonitor; value: string } | undefined;
+  /** Appends of the current watch, in order. */
+  #appends: Promise<void> = Promise.resolve();
+  /** Set on a takeover from another replica: its last renewal, until the new holder first appends. */
+  #takeoverFromMs: number | undefined;
+  #published = false;
+
+  constructor(target: PlcTarget, settings: AlarmTargetConfig, deps: LeasedSourceDeps) {
+    this.plcId = target.id;
+    this.settings = settings;
+    this.#target = target;
+    this.#deps = deps;
+    this.#keys = alarmKeys(target.id);
+    this.journal = new JournalMirror(settings.JournalLength, deps.now());
+    const { cluster } = deps;
+    this.#lease = new AlarmLease(
+      cluster.link,
+      this.#keys,
+      cluster.replicaId,
+      cluster.leaseMs,
+      {
+        canHold: () => target.connectionState() === 'Connected',
+        acquired: (value, previous) => this.#acquired(value, previous),
+        lost: (reason) => this.#lost(reason),
+        epoch: (epoch) => {
+          if (epoch !== undefined && epoch !== this.journal.epoch)
+            void this.#enqueue(() => this.#reload(true));
+        },
+      },
+      deps.log,
+    );
+  }
+
+  get acknowledgeInstancePath(): string {
+    const path = this.settings.SymbolPath;
+    return this.settings.AcknowledgeInstancePath ?? path.slice(0, Math.max(0, path.lastIndexOf('.')));
+  }
+
+  /** Whether this replica holds the PLC's lease and watches its alarm array. */
+  get holding(): boolean {
+    return this.#watch !== undefined;
+  }
+
+  async start(): Promise<void> {
+    this.#offState = this.#target.onConnectionState((state) => this.#onState(state));
+    this.#onState(this.#target.connectionState());
+    await this.#reload(false).catch((err: unknown) =>
+      this.#deps.log.warn({ plcId: this.plcId, err: (err as Error).message }, 'alarm journal not loaded yet'),
+    );
+    this.#deps.follower.follow({
+      key: this.#keys.journal,
+      cursor: () => (this.journal.epoch === undefined ? '0-0' : `${this.journal.newest()}-0`),
+      take: (entries) => this.#enqueue(() => this.#take(entries)),
+    });
+    this.#lease.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#offState?.();
+    await this.#lease.stop();
+    this.#listeners.clear();
+    this.#resyncs.clear();
+  }
+
+  outstanding(): readonly AlarmReading[] {
+    return this.journal.outstanding();
+  }
+
+  reading(key: string): AlarmReading | undefined {
+    return this.journal.reading(key);
+  }
+
+  failure(): ScopeFailure | undefined {
+    return this.#failure;
+  }
+
+  onTransitions(listener: TransitionListener): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  onResync(listener: () => void): () => void {
+    this.#resyncs.add(listener);
+    return () => void this.#resyncs.delete(listener);
+  }
+
+  /** Kept in Redis: the replica holding the lease may be another one. */
+  async noteAcknowledge(key: string, sub: string): Promise<void> {
+    await this.#deps.cluster.link
+      .run('alarm-ack', (r) => r.set(ackKey(this.plcId, key), sub, 'PX', ackClaimMs))
+      .catch((err: unknown) =>
+        this.#deps.log.warn(
+          { plcId: this.plcId, key, err: (err as Error).message },
+          'acknowledging user not recorded: the shared Redis is unreachable',
+        ),
+      );
+  }
+
+  forgetAcknowledge(key: string): void {
+    void this.#deps.cluster.link
+      .run('alarm-ack', (r) => r.del(ackKey(this.plcId, key)))
+      .catch(() => undefined);
+  }
+
+  #onState(state: ConnectionState): void {
+    if (state === 'Connected') this.#failure = undefined;
+    else
+      this.#failure = {
+        state,
+        reason: reasons[state],
+        since: this.#failure?.since ?? new Date(this.#deps.now()).toISOString(),
+      };
+    // A replica that no longer reaches the PLC hands the lease on at once.
+    if (state !== 'Connected' && this.#watch) void this.#lease.tick();
+  }
+
+  #enqueue(work: () => Promise<void>): Promise<void> {
+    this.#queue = this.#queue
+      .then(work)
+      .catch((err: unknown) =>
+        this.#deps.log.warn(
+          { plcId: this.plcId, err: (err as Error).message },
+          'alarm journal follow failed',
+        ),
+      );
+    return this.#queue;
+  }
+
+  async #take(entries: StreamEntry[]): Promise<void> {
+    const taken = this.journal.take(entries);
+    if (taken === undefined) {
+      await this.#reload(true);
+      return;
+    }
+    if (taken.length === 0) return;
+    for (const listener of [...this.#listeners]) listener(taken);
+  }
+
+  /** Loads the stored journal; `announce`: it restarted, so stream clients get the list again (a resync). */
+  async #reload(announce: boolean): Promise<void> {
+    const stored = await this.#readStored();
+    if (announce && stored.epoch === this.journal.epoch) return;
+    this.journal.load(stored, this.#deps.now());
+    if (announce) {
+      this.#deps.log.warn(
+        { plcId: this.plcId, epoch: stored.epoch },
+        'alarm journal restarted; clients resync',
+      );
+      for (const listener of [...this.#resyncs]) listener();
+    }
+  }
+
+  async #readStored() {
+    const answer = await this.#deps.cluster.link.run('alarm-load', (r) =>
+      r.multi().hmget(this.#keys.state, 'epoch', 'snapshot').xrange(this.#keys.journal, '-', '+').exec(),
+    );
+    const [epoch, snapshot] = (answer?.[0]?.[1] ?? []) as [string | null, string | null];
+    const entries = (answer?.[1]?.[1] ?? []) as StreamEntry[];
+    return {
+      epoch: epoch === null ? undefined : Number(epoch),
+      outstanding: snapshot === null ? [] : (JSON.parse(snapshot) as AlarmReading[]),
+      entries: epoch === null ? [] : entries,
+    };
+  }
+
+  async #acquired(value: string, previous: { holder: string; renewedMs: number } | undefined): Promise<void> {
+    await this.#stopWatch();
+    const stored = await this.#readStored();
+    const monitor: AlarmMonitor = new AlarmMonitor(
+      this.#target,
+      // Its own journal goes unused (the shared one is the stream): one entry is enough.
+      { ...this.settings, JournalLength: 1 },
+      { log: this.#deps.log, now: this.#deps.now, onApplied: (entries) => this.#append(watch, entries) },
+    );
+    const watch = { monitor, value };
+    if (stored.epoch !== undefined) monitor.seed(stored.outstanding);
+    this.#watch = watch;
+    this.#published = false;
+    this.#takeoverFromMs = previous?.renewedMs;
+    this.#deps.metrics.held(this.plcId, true);
+    this.#deps.log.info(
+      { plcId: this.plcId, replicaId: this.#deps.cluster.replicaId, previous: previous?.holder },
+      'alarm lease acquired: watching the alarm array',
+    );
+    await monitor.start();
+  }
+
+  async #lost(reason: string): Promise<void> {
+    this.#deps.log.info({ plcId: this.plcId, reason }, 'alarm lease given up: following the journal');
+    await this.#stopWatch();
+  }
+
+  async #stopWatch(): Promise<void> {
+    const watch = this.#watch;
+    this.#watch = undefined;
+    this.#deps.metrics.held(this.plcId, false);
+    await watch?.monitor.stop();
+  }
+
+  /** The first snapshot after taking the lease is always stored (it may restart the journal); later ones with transitions. */
+  #append(watch: { monitor: AlarmMonitor; value: string }, entries: readonly JournalEntry[]): void {
+    if (this.#watch !== watch || (entries.length === 0 && this.#published)) return;
+    this.#published = true;
+    const snapshot = JSON.stringify(watch.monitor.outstanding());
+    const keys = [this.#keys.lease, this.#keys.state, this.#keys.journal];
+    const args: Array<string | number> = [
+      watch.value,
+      this.settings.JournalLength,
+      Math.floor(this.#deps.now()) * 1000,
+      snapshot,
+      entries.length,
+    ];
+    for (const { kind, at, reading } of entries) {
+      keys.push(ackKey(this.plcId, reading.key));
+      args.push(JSON.stringify({ at, kind, reading }), kind === 'acknowledged' ? '1' : '0');
+    }
+    this.#appends = this.#appends.then(async () => {
+      if (this.#watch !== watch) return;
+      try {
+        const [, , redisMs] = (await this.#deps.cluster.link.eval(
+          'alarm-append',
+          appendTransitions,
+          keys,
+          args,
+        )) as [string, string, number];
+        if (this.#takeoverFromMs !== undefined) {
+          this.#deps.metrics.tookOver(Math.max(0, redisMs - this.#takeoverFromMs) / 1000);
+          this.#takeoverFromMs = undefined;
+        }
+      } catch (err) {
+        if (this.#watch !== watch) return;
+        this.#deps.log.warn(
+          { plcId: this.plcId, err: (err as Error).message },
+          'alarm transitions not appended; taking over again from the stored journal',
+        );
+        await this.#lease.drop('append failed');
+      }
+    });
+  }
+}

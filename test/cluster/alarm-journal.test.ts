@@ -1,0 +1,231 @@
+// Alarm monitoring by three replicas in real processes on one sim-ads PLC (the alarm scenario, its script stopped:
+// the test writes the alarm array) and one Redis: one lease holder watches the array, every replica serves the
+// same journal; a SIGKILLed holder is replaced and a resuming client misses nothing and gets nothing twice; a Redis
+// that comes back empty restarts the journal from a fresh snapshot with a `resync` to connected clients.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { resolve } from 'node:path';
+import { authHeaders, RawSse, type SseEvent } from '../features/notifications/clients.ts';
+import { entry } from '../features/alarms/fixture.ts';
+import { startReplica, startSimAds, type CliProcess } from '../helpers/cluster-plant.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
+import { mintToken } from '../helpers/tokens.ts';
+
+const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
+const leaseSeconds = 3;
+
+interface HistoryItem {
+  seq: number;
+  kind: string;
+  user?: string;
+  alarm: { code: string };
+}
+
+interface Transition {
+  kind: string;
+  alarm: { code: string };
+}
+
+describe('cluster: one lease holder watches the alarms, every replica serves the same journal', () => {
+  let redis: RedisServer;
+  let sim: Awaited<ReturnType<typeof startSimAds>>;
+  const replicas = new Map<string, CliProcess>();
+  let headers: Record<string, string>;
+
+  const start = async (id: string, index: number): Promise<CliProcess> => {
+    const replica = await startReplica({
+      redisUrl: redis.url,
+      simPort: sim.port,
+      replicaId: id,
+      index,
+      settings: {
+        Logging: { Level: 'info' },
+        Features: { Alarms: true, Variables: true, Rpc: true },
+        RateLimiting: { NotificationConnections: 100 },
+        PlcAlarms: { Targets: { line1: { SymbolPath: arrayPath, CycleTimeMs: 100 } } },
+        Cluster: { Redis: redis.url, ReplicaId: id, HeartbeatSeconds: 1, LeaseSeconds: leaseSeconds },
+      },
+    });
+    replicas.set(id, replica);
+    return replica;
+  };
+
+  before(async () => {
+    redis = await RedisServer.start();
+    sim = await startSimAds(resolve('test/features/alarms/scenario'), ['--stopped']);
+    await Promise.all(['r1', 'r2', 'r3'].map((id, i) => start(id, i + 1)));
+    headers = authHeaders(await mintToken({ sub: 'operator-1' }));
+    // The first holder has stored the journal's first (empty) snapshot once every replica lists line1's lease.
+    await holder();
+  });
+
+  after(async () => {
+    await Promise.all([...replicas.values()].map((r) => r.stop()));
+    await sim.process.stop();
+    await redis.kill();
+  });
+
+  const replica = (id: string): CliProcess => replicas.get(id) as CliProcess;
+
+  /** The replica holding line1's lease, as /health/ready's cluster check reports it; waits for one. */
+  async function holder(): Promise<string> {
+    for (;;) {
+      const r = [...replicas.values()][0] as CliProcess;
+      const acquired = Promise.any([...replicas.values()].map((p) => p.logged(isLeaseLine)));
+      const res = await fetch(`${r.url}/health/ready`);
+      const report = (await res.json()) as { checks: Array<{ name: string; data: Record<string, unknown> }> };
+      const leases = report.checks.find((c) => c.name === 'cluster')?.data.leases as Record<string, string>;
+      if (leases.line1 !== undefined && replicas.has(leases.line1)) return leases.line1;
+      await acquired;
+    }
+  }
+
+  const writeSlot = async (via: CliProcess, slot: number, value: Record<string, unknown>): Promise<void> => {
+    const path = encodeURIComponent(`${arrayPath}[${slot}]`);
+    const res = await fetch(`${via.url}/api/plcs/line1/variables/${path}`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ value }),
+    });
+    assert.equal(res.status, 200, await res.text());
+  };
+
+  const history = async (via: CliProcess): Promise<HistoryItem[]> => {
+    const res = await fetch(`${via.url}/api/plcs/line1/alarms/history?limit=1000`, { headers });
+    assert.equal(res.status, 200);
+    return ((await res.json()) as { data: { items: HistoryItem[] } }).data.items;
+  };
+
+  const list = async (via: CliProcess): Promise<string[]> => {
+    const res = await fetch(`${via.url}/api/plcs/line1/alarms`, { headers });
+    return ((await res.json()) as { data: { items: Array<{ code: string }> } }).data.items.map((a) => a.code);
+  };
+
+  const stream = async (via: CliProcess, lastEventId?: string): Promise<RawSse> => {
+    const sse = await new RawSse(`${via.url}/api/plcs/line1/alarms/stream`, {
+      ...headers,
+      ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+    }).opened();
+    assert.equal(sse.status, 200);
+    return sse;
+  };
+
+  const alarmEvent = (kind: string, code: string) => (e: SseEvent) =>
+    e.event === 'alarm' && (e.data as Transition).kind === kind && (e.data as Transition).alarm.code === code;
+
+  const transitions = (events: readonly SseEvent[]): string[] =>
+    events
+      .filter((e) => e.event === 'alarm')
+      .map((e) => `${(e.data as Transition).kind} ${(e.data as Transition).alarm.code}`);
+
+  it('an alarm raised through one replica and acknowledged through another: one journal on all, the sub included', async () => {
+    const [r1, r2, r3] = ['r1', 'r2', 'r3'].map(replica) as [CliProcess, CliProcess, CliProcess];
+    const clients = await Promise.all([r1, r2, r3].map((r) => stream(r)));
+    await writeSlot(r2, 1, entry({ sKey: 'PUMP_DRY', ErrorType: 3 }));
+    await Promise.all(clients.map((c) => c.next(alarmEvent('raised', 'PUMP_DRY'))));
+
+    const acker = authHeaders(await mintToken({ sub: 'acker-7' }));
+    const ack = await fetch(`${r3.url}/api/plcs/line1/alarms/PUMP_DRY/acknowledge`, {
+      method: 'POST',
+      headers: acker,
+    });
+    assert.equal(ack.status, 200, await ack.text());
+    const acked = await Promise.all(clients.map((c) => c.next(alarmEvent('acknowledged', 'PUMP_DRY'))));
+    // The same transition under the same id on every replica.
+    assert.equal(new Set(acked.map((e) => e.id)).size, 1);
+
+    const journals = await Promise.all([r1, r2, r3].map(history));
+    assert.deepEqual(journals[1], journals[0]);
+    assert.deepEqual(journals[2], journals[0]);
+    const own = (journals[0] ?? []).filter((i) => i.alarm.code === 'PUMP_DRY');
+    assert.deepEqual(
+      own.map((i) => [i.kind, i.user]),
+      [
+        ['raised', undefined],
+        ['acknowledged', 'acker-7'],
+      ],
+    );
+    const lists = await Promise.all([r1, r2, r3].map(list));
+    assert.deepEqual(lists, [['PUMP_DRY'], ['PUMP_DRY'], ['PUMP_DRY']]);
+    for (const c of clients) c.close();
+  });
+
+  it('the holder SIGKILLed mid-stream: another takes over within the lease time; a client resuming elsewhere gets every transition once', async () => {
+    const dead = await holder();
+    const victim = replica(dead);
+    const [via, other] = [...replicas.keys()].filter((id) => id !== dead).map(replica) as [
+      CliProcess,
+      CliProcess,
+    ];
+    const client = await stream(victim);
+    await writeSlot(via, 2, entry({ sKey: 'BEFORE_DEATH', ErrorType: 2 }));
+    const seen = await client.next(alarmEvent('raised', 'BEFORE_DEATH'));
+
+    const takenOver = Promise.any([via, other].map((r) => r.logged(isLeaseLine)));
+    await victim.kill();
+    replicas.delete(dead);
+    // Changed while no replica holds the lease: derived by the next holder from its first fresh snapshot.
+    await writeSlot(via, 3, entry({ sKey: 'DURING_TAKEOVER', ErrorType: 4 }));
+    await writeSlot(via, 1, entry({ sKey: 'PUMP_DRY', ErrorType: 3, IsActive: false, IsAcked: true }));
+    await takenOver;
+    const next = await holder();
+    assert.notEqual(next, dead);
+
+    const resumed = await stream(other, seen.id);
+    await resumed.next(alarmEvent('raised', 'DURING_TAKEOVER'));
+    await writeSlot(via, 4, entry({ sKey: 'AFTER_TAKEOVER', ErrorType: 1 }));
+    await resumed.next(alarmEvent('raised', 'AFTER_TAKEOVER'));
+    assert.deepEqual(transitions(resumed.events), [
+      'ended PUMP_DRY',
+      'raised DURING_TAKEOVER',
+      'raised AFTER_TAKEOVER',
+    ]);
+    const ids = resumed.events.map((e) => e.id);
+    assert.equal(new Set(ids).size, ids.length);
+    // The journal holds each transition once: no second `raised` for alarms outstanding before the takeover.
+    const journal = await history(other);
+    const raised = journal.filter((i) => i.kind === 'raised').map((i) => i.alarm.code);
+    assert.deepEqual(raised, ['PUMP_DRY', 'BEFORE_DEATH', 'DURING_TAKEOVER', 'AFTER_TAKEOVER']);
+    assert.deepEqual(await history(via), journal);
+
+    const metrics = await (await fetch(`${replica(next).url}/metrics`)).text();
+    assert.match(metrics, /^cluster_alarm_leases_held 1$/m);
+    assert.match(metrics, /^cluster_alarm_lease_takeovers_total 1$/m);
+    const seconds = Number(/^cluster_alarm_takeover_seconds_sum (\S+)$/m.exec(metrics)?.[1]);
+    assert.ok(seconds > 0 && seconds < leaseSeconds, `takeover took ${seconds} s`);
+    resumed.close();
+    client.close();
+  });
+
+  it('Redis back empty: the journal restarts from a fresh snapshot and connected clients get a resync', async () => {
+    const [a, b] = [...replicas.values()] as [CliProcess, CliProcess];
+    const outstanding = (await list(a)).sort();
+    assert.notEqual(outstanding.length, 0);
+    const clients = await Promise.all([a, b].map((r) => stream(r)));
+    const restarted = clients.map((c) => c.next((e) => e.event === 'resync'));
+    await redis.kill();
+    await redis.restart();
+    const resyncs = await Promise.all(restarted);
+    for (const resync of resyncs) {
+      const list = resync.data as { items: Array<{ code: string }> };
+      assert.deepEqual(list.items.map((i) => i.code).sort(), outstanding);
+    }
+    // The new journal starts with the fresh snapshot's alarms, raised once, and goes on from the resync's id.
+    const journal = await history(a);
+    assert.deepEqual(
+      journal.map((i) => `${i.kind} ${i.alarm.code}`).sort(),
+      outstanding.map((code) => `raised ${code}`),
+    );
+    assert.deepEqual(await history(b), journal);
+    await writeSlot(b, 5, entry({ sKey: 'AFTER_RESTART', ErrorType: 2 }));
+    for (const c of clients) {
+      await c.next(alarmEvent('raised', 'AFTER_RESTART'));
+      assert.deepEqual(transitions(c.events), ['raised AFTER_RESTART']);
+      c.close();
+    }
+  });
+});
+
+function isLeaseLine(line: string): boolean {
+  return line.includes('alarm lease acquired');
+}
