@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { clusterKey } from '../../src/cluster/cluster.ts';
 import { buildTestApp, manualClock } from '../helpers/app.ts';
 import { FakeTarget } from '../helpers/fake-target.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
@@ -47,6 +49,26 @@ async function readyReport(app: FastifyInstance) {
     status: string;
     checks: Array<{ name: string; status: string; data: Record<string, unknown> }>;
   }>();
+}
+
+/** Resolves once every replica in `ids` has marked itself alive in Redis, waiting on Redis's keyspace events. */
+async function allAlive(url: string, ids: readonly string[]): Promise<void> {
+  const watcher = new Redis(url);
+  const reader = new Redis(url);
+  try {
+    await watcher.config('SET', 'notify-keyspace-events', 'E$');
+    await watcher.subscribe('__keyevent@0__:set');
+    const allThere = async (): Promise<boolean> =>
+      (await Promise.all(ids.map((id) => reader.exists(clusterKey('alive', id))))).every((n) => n === 1);
+    await new Promise<void>((resolve, reject) => {
+      const check = (): void => void allThere().then((yes) => yes && resolve(), reject);
+      watcher.on('message', check);
+      check();
+    });
+  } finally {
+    watcher.disconnect();
+    reader.disconnect();
+  }
 }
 
 /** The next line a replica logs when Redis becomes reachable or unreachable. */
@@ -200,6 +222,8 @@ describe('cluster: shared rate limits and audit', () => {
           .statusCode,
         200,
       );
+      // Each replica's heartbeat after the restart re-registers it; the log line above comes before that.
+      await allAlive(redis.url, ['r1', 'r2', 'r3']);
       const healthy = await readyReport(b);
       assert.equal(healthy.status, 'Healthy');
       assert.deepEqual(healthy.checks.find((c) => c.name === 'cluster')?.data, {
