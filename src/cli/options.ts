@@ -1,6 +1,6 @@
 // Declarative command-line options: one table gives both the node:util parseArgs config and the --help text.
 import { parseArgs } from 'node:util';
-import { UsageError } from './io.ts';
+import { UsageError, writeLine, type CliIo } from './io.ts';
 
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -42,6 +42,20 @@ export function parseOptions(args: readonly string[], table: OptionTable, maxPos
     values: parsed.values as Record<string, string | boolean | undefined>,
     positionals: parsed.positionals,
   };
+}
+
+/** A command's arguments, or undefined once `--help` printed `help` (the command then exits 0). */
+export function parseCommandLine(
+  args: readonly string[],
+  table: OptionTable,
+  help: string,
+  io: CliIo,
+  maxPositionals = 0,
+): ParsedArgs | undefined {
+  const parsed = parseOptions(args, table, maxPositionals);
+  if (parsed.values.help !== true) return parsed;
+  writeLine(io.stdout, help);
+  return undefined;
 }
 
 export function stringOption(parsed: ParsedArgs, name: string): string | undefined {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { formatProblem, validateScenarioDir } from '../simulator/scenario/index.ts';
 import type { Command } from './command.ts';
 import { UsageError, writeLine, type CliIo } from './io.ts';
-import { formatOptions, helpOption, parseOptions } from './options.ts';
+import { formatOptions, helpOption, parseCommandLine } from './options.ts';
 
 const help = `Usage: plc-gateway scenario validate DIR
 
@@ -14,11 +14,8 @@ Exit code 0 when the scenario is valid, 1 when it is not.
 ${formatOptions(helpOption)}`;
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseOptions(args, helpOption, 2);
-  if (parsed.values.help === true) {
-    writeLine(io.stdout, help);
-    return 0;
-  }
+  const parsed = parseCommandLine(args, helpOption, help, io, 2);
+  if (parsed === undefined) return 0;
   const [action, dir] = parsed.positionals;
   if (action !== 'validate') {
     throw new UsageError(action === undefined ? 'missing action: validate' : `unknown action '${action}'`);

@@ -10,7 +10,7 @@ import { createRegistry } from '../targets/registry.ts';
 import type { Command } from './command.ts';
 import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 import { developmentAdminClaims, mintToken, signingSetup } from './mint-token.ts';
-import { formatOptions, helpOption, parseOptions, stringOption, type OptionTable } from './options.ts';
+import { formatOptions, helpOption, parseCommandLine, stringOption, type OptionTable } from './options.ts';
 
 const options: OptionTable = {
   config: {
@@ -68,11 +68,8 @@ async function printDevelopmentAccess(config: Config, baseUrl: string, io: CliIo
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseOptions(args, options);
-  if (parsed.values.help === true) {
-    writeLine(io.stdout, help);
-    return 0;
-  }
+  const parsed = parseCommandLine(args, options, help, io);
+  if (parsed === undefined) return 0;
   const port = parsePort(stringOption(parsed, 'port'));
   const configFile = resolve(io.cwd, stringOption(parsed, 'config') ?? 'appsettings.json');
   const config = loadConfig(configFile, io.env);

@@ -4,8 +4,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { isNetId } from '../simulator/ads-server/protocol/net-id.ts';
 import { isLoopbackHost } from '../config/listen-url.ts';
 import type { Command } from './command.ts';
-import { UsageError, writeLine, type CliIo } from './io.ts';
-import { formatOptions, helpOption, parseOptions, stringOption, type OptionTable } from './options.ts';
+import { UsageError, type CliIo } from './io.ts';
+import { formatOptions, helpOption, parseCommandLine, stringOption, type OptionTable } from './options.ts';
 
 const options: OptionTable = {
   scenario: { type: 'string', value: 'DIR', description: 'Scenario folder with machine.yaml' },
@@ -68,11 +68,8 @@ function parseNumber(text: string | undefined, name: string, min: number, fallba
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseOptions(args, options);
-  if (parsed.values.help === true) {
-    writeLine(io.stdout, help);
-    return 0;
-  }
+  const parsed = parseCommandLine(args, options, help, io);
+  if (parsed === undefined) return 0;
   const scenarioDir = stringOption(parsed, 'scenario');
   const configFile = stringOption(parsed, 'config');
   const plcId = stringOption(parsed, 'plc');

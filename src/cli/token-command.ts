@@ -7,7 +7,7 @@ import type { AuthConfig, Config } from '../config/schema.ts';
 import { parseDuration } from './duration.ts';
 import { UsageError, writeLine, type CliIo } from './io.ts';
 import { mintToken, signingSetup, type SigningSetup, type TokenClaims } from './mint-token.ts';
-import { formatOptions, helpOption, parseOptions, stringOption, type OptionTable } from './options.ts';
+import { formatOptions, helpOption, parseCommandLine, stringOption, type OptionTable } from './options.ts';
 import type { Command } from './command.ts';
 
 const roles = ['viewer', 'operator', 'admin'];
@@ -90,11 +90,8 @@ function keyFor(config: Config | undefined, io: CliIo): SigningSetup | { problem
 }
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseOptions(args, options);
-  if (parsed.values.help === true) {
-    writeLine(io.stdout, help);
-    return 0;
-  }
+  const parsed = parseCommandLine(args, options, help, io);
+  if (parsed === undefined) return 0;
   const sub = stringOption(parsed, 'sub');
   if (sub === undefined || sub.trim() === '') throw new UsageError('--sub NAME is required');
   const ttlText = stringOption(parsed, 'ttl') ?? '1h';

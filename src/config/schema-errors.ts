@@ -49,6 +49,16 @@ function describe(schema: TSchema): string[] {
 /** Worded apart from the "Ignored setting" warning of a foreign key: this one stops start-up. */
 export const unknownSetting = 'unknown setting, not one of plc-gateway (check the spelling)';
 
+/** A value of the wrong JSON kind. */
+const kindMessages = new Map<ValueErrorType, string>([
+  [ValueErrorType.Boolean, 'must be true or false'],
+  [ValueErrorType.Integer, 'must be an integer'],
+  [ValueErrorType.Number, 'must be a number'],
+  [ValueErrorType.String, 'must be a string'],
+  [ValueErrorType.Object, 'must be an object'],
+  [ValueErrorType.Array, 'must be an array'],
+]);
+
 function messageFor(error: ValueError, insideRecord: boolean): string {
   const schema = error.schema;
   if (error.type === ValueErrorType.ObjectRequiredProperty) return 'is required';
@@ -56,22 +66,12 @@ function messageFor(error: ValueError, insideRecord: boolean): string {
     return insideRecord ? 'is not a valid id (use 1-64 letters, digits, _ or -)' : unknownSetting;
   }
   if (typeof schema.errorMessage === 'string') return schema.errorMessage;
+  const wrongKind = kindMessages.get(error.type);
+  if (wrongKind !== undefined) return wrongKind;
   switch (error.type) {
     case ValueErrorType.Union:
     case ValueErrorType.Literal:
       return `must be ${joinChoices(describe(schema))}`;
-    case ValueErrorType.Boolean:
-      return 'must be true or false';
-    case ValueErrorType.Integer:
-      return 'must be an integer';
-    case ValueErrorType.Number:
-      return 'must be a number';
-    case ValueErrorType.String:
-      return 'must be a string';
-    case ValueErrorType.Object:
-      return 'must be an object';
-    case ValueErrorType.Array:
-      return 'must be an array';
     case ValueErrorType.IntegerMinimum:
     case ValueErrorType.NumberMinimum:
       return `must be at least ${String(schema.minimum)}`;

@@ -33,9 +33,7 @@ export function decode(type: PlcType, buf: Buffer, offset: number): PlcValue {
 
 /** Encodes into a fresh zeroed buffer of `type.size` bytes (members a partial object omits stay zero). */
 export function encode(type: PlcType, value: unknown, path: string, onNonMember?: NonMemberSink): Buffer {
-  const buf = Buffer.alloc(type.size);
-  encodeInto(type, value, path, buf, 0, onNonMember);
-  return buf;
+  return encodeOver(type, Buffer.alloc(type.size), value, path, onNonMember);
 }
 
 /** Encodes over a copy of the current bytes: struct members the value omits keep their current value. */

@@ -16,6 +16,27 @@ export const intRanges: Readonly<Record<IntName, readonly [number, number]>> = {
   DWORD: [0, 4294967295],
 };
 
+/** How each integer type of at most 32 bits sits in the buffer, little-endian; decode and encode share it. */
+interface IntCell {
+  read(buf: Buffer, o: number): number;
+  write(buf: Buffer, value: number, o: number): void;
+}
+const u8: IntCell = { read: (b, o) => b.readUInt8(o), write: (b, v, o) => void b.writeUInt8(v, o) };
+const u16: IntCell = { read: (b, o) => b.readUInt16LE(o), write: (b, v, o) => void b.writeUInt16LE(v, o) };
+const u32: IntCell = { read: (b, o) => b.readUInt32LE(o), write: (b, v, o) => void b.writeUInt32LE(v, o) };
+const intCells: Readonly<Record<IntName, IntCell>> = {
+  SINT: { read: (b, o) => b.readInt8(o), write: (b, v, o) => void b.writeInt8(v, o) },
+  USINT: u8,
+  BYTE: u8,
+  INT: { read: (b, o) => b.readInt16LE(o), write: (b, v, o) => void b.writeInt16LE(v, o) },
+  UINT: u16,
+  WORD: u16,
+  DINT: { read: (b, o) => b.readInt32LE(o), write: (b, v, o) => void b.writeInt32LE(v, o) },
+  UDINT: u32,
+  DWORD: u32,
+};
+const isIntName = (name: PrimitiveName): name is IntName => Object.hasOwn(intCells, name);
+
 /** Integer ranges of the base types an enum may use: the integer types of at most 32 bits. */
 export const enumBaseRanges: Readonly<Partial<Record<PrimitiveName, readonly [number, number]>>> = intRanges;
 
@@ -46,23 +67,10 @@ function describe(value: unknown): string {
 export { describe as describeValue };
 
 export function decodePrimitive(name: PrimitiveName, buf: Buffer, o: number): PlcValue {
+  if (isIntName(name)) return intCells[name].read(buf, o);
   switch (name) {
     case 'BOOL':
       return buf[o] !== 0;
-    case 'SINT':
-      return buf.readInt8(o);
-    case 'USINT':
-    case 'BYTE':
-      return buf.readUInt8(o);
-    case 'INT':
-      return buf.readInt16LE(o);
-    case 'UINT':
-    case 'WORD':
-      return buf.readUInt16LE(o);
-    case 'DINT':
-      return buf.readInt32LE(o);
-    case 'UDINT':
-    case 'DWORD':
     case 'TIME':
     case 'TOD':
       return buf.readUInt32LE(o);
@@ -89,32 +97,12 @@ export function encodePrimitive(
   buf: Buffer,
   o: number,
 ): void {
+  if (isIntName(name)) return intCells[name].write(buf, integer(name, value, path), o);
   switch (name) {
     case 'BOOL':
       if (typeof value !== 'boolean')
         throw mismatch(path, `expected a boolean for BOOL, got ${describe(value)}`);
       buf[o] = value ? 1 : 0;
-      return;
-    case 'SINT':
-      buf.writeInt8(integer(name, value, path), o);
-      return;
-    case 'USINT':
-    case 'BYTE':
-      buf.writeUInt8(integer(name, value, path), o);
-      return;
-    case 'INT':
-      buf.writeInt16LE(integer(name, value, path), o);
-      return;
-    case 'UINT':
-    case 'WORD':
-      buf.writeUInt16LE(integer(name, value, path), o);
-      return;
-    case 'DINT':
-      buf.writeInt32LE(integer(name, value, path), o);
-      return;
-    case 'UDINT':
-    case 'DWORD':
-      buf.writeUInt32LE(integer(name, value, path), o);
       return;
     case 'LINT':
       buf.writeBigInt64LE(bigInteger(name, value, path), o);

@@ -1,11 +1,6 @@
 // Fixed-window limiter: `limit` requests per key per window, the window starting at the key's first request.
-import {
-  BoundedKeyStore,
-  defaultMaxKeys,
-  retryAfterSeconds,
-  type Limiter,
-  type LimiterOptions,
-} from './limiter.ts';
+import type { Limiter, LimiterOptions } from './limiter.ts';
+import { createWindowLimiter } from './window-limiter.ts';
 
 interface Window {
   start: number;
@@ -14,25 +9,10 @@ interface Window {
 
 export function createFixedWindowLimiter(options: LimiterOptions): Limiter {
   const { limit, windowMs } = options;
-  const now = options.now ?? Date.now;
-  const store = new BoundedKeyStore<Window>(
-    windowMs,
-    options.maxKeys ?? defaultMaxKeys,
-    (w, t) => t - w.start >= windowMs,
-    now(),
-  );
-  return {
-    take(key) {
-      const t = now();
-      const current = store.get(key);
-      const window = current && t - current.start < windowMs ? current : { start: t, count: 0 };
-      if (window.count >= limit) {
-        return { allowed: false, retryAfterSeconds: retryAfterSeconds(window.start + windowMs - t) };
-      }
-      window.count += 1;
-      store.set(key, window, t);
-      return { allowed: true, remaining: limit - window.count };
-    },
-    size: () => store.size(),
-  };
+  return createWindowLimiter<Window>(options, {
+    current: (held, t) => (held && t - held.start < windowMs ? held : { start: t, count: 0 }),
+    waitMs: (window, t) => (window.count >= limit ? window.start + windowMs - t : undefined),
+    accept: (window) => limit - ++window.count,
+    expired: (window, t) => t - window.start >= windowMs,
+  });
 }

@@ -1,4 +1,4 @@
-// Shared limiter contract, the in-memory key store both window kinds use, and the 429 error they raise.
+// Shared limiter contract, the in-memory key store the window kinds use, and the 429 error they raise.
 import { AppError } from '../../errors.ts';
 
 export type Clock = () => number;

@@ -3,6 +3,7 @@
 // (handle, attributes, times, size, name[260] at offset 48). TwinCAT file names are Windows-1252, read
 // and written as latin1 (the same bytes for the printable range).
 
+import { bitFlags } from '../bit-flags.ts';
 import { fromFileTime, toFileTime } from './constants.ts';
 import { AdsError, AdsErrorCode } from './error-codes.ts';
 
@@ -12,16 +13,11 @@ const NAME_LENGTH = 260;
 export const FILE_ATTRIBUTE_DIRECTORY = 0x10;
 export const FILE_ATTRIBUTE_NORMAL = 0x80;
 
-/** FOPEN mode bits (index offset, low word); the high word selects a standard directory. */
-export const FileOpenMode = {
-  Read: 0x1,
-  Write: 0x2,
-  Append: 0x4,
-  Plus: 0x8,
-  Binary: 0x10,
-  Text: 0x20,
-  EnsureDir: 0x40,
-} as const;
+/**
+ * FOPEN mode bits (index offset, low word) from bit 0: Read 0x1, Write 0x2, Append 0x4, Plus 0x8, Binary 0x10,
+ * Text 0x20, EnsureDir 0x40; the high word selects a standard directory.
+ */
+export const FileOpenMode = bitFlags(['Read', 'Write', 'Append', 'Plus', 'Binary', 'Text', 'EnsureDir']);
 
 /** The standard directory relative paths are taken from (index offset high word): TwinCAT's BootData. */
 export const BootDataDirectory = 3;

@@ -1,6 +1,7 @@
 // EtherCAT over ADS: the ports, index groups and codes a TwinCAT system answers with, shared by the ADS
 // driver and the simulator. Each number names the public source it follows; the few no public source fixes
 // are marked "not documented" and listed in README (EtherCAT diagnostics: sources).
+import { bitFlags } from '../bit-flags.ts';
 
 /**
  * The I/O server's device list on port 300 (AMSPORT_R0_IO). Source: Beckhoff ADS library,
@@ -80,17 +81,20 @@ export const EcStateCode = { INIT: 0x01, PREOP: 0x02, BOOT: 0x03, SAFEOP: 0x04, 
 export const EC_STATE_MASK = 0x0f;
 export const EC_STATE_ERROR = 0x10;
 
-/** ST_EcSlaveState.linkState bits (EC_LINK_STATE_*). Source: Tc2_EtherCAT, ST_EcSlaveState. */
-export const LinkBits = {
-  notPresent: 0x01,
-  withoutCommunication: 0x02,
-  missingLink: 0x04,
-  additionalLink: 0x08,
-  portA: 0x10,
-  portB: 0x20,
-  portC: 0x40,
-  portD: 0x80,
-} as const;
+/**
+ * ST_EcSlaveState.linkState bits (EC_LINK_STATE_*) from bit 0: not present 0x01, without communication 0x02,
+ * missing link 0x04, additional link 0x08, port A-D 0x10-0x80. Source: Tc2_EtherCAT, ST_EcSlaveState.
+ */
+export const LinkBits = bitFlags([
+  'notPresent',
+  'withoutCommunication',
+  'missingLink',
+  'additionalLink',
+  'portA',
+  'portB',
+  'portC',
+  'portD',
+]);
 
 /**
  * EtherCAT datagram commands (ETG.1000.4; the names as Beckhoff's ADS library and ESC data sheets use them).

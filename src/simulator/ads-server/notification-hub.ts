@@ -14,6 +14,11 @@ import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { formatAmsAddress, type AmsAddress } from './protocol/net-id.ts';
 import type { ClientSession, RequestContext } from './client-session.ts';
 
+/** A DeleteNotification for a handle this client does not hold (or a service that never gives any). */
+export function invalidNotificationHandle(handle: number): AdsError {
+  return new AdsError(AdsErrorCode.NotificationHandleInvalid, `Notification handle ${handle} is not valid`);
+}
+
 export type NotificationTarget =
   { kind: 'memory'; offset: number; size: number } | { kind: 'symbolVersion' } | { kind: 'state' };
 
@@ -143,10 +148,7 @@ export class NotificationHub {
   delete(session: ClientSession, handle: number): void {
     const n = this.#byHandle.get(handle);
     if (!n || n.session !== session) {
-      throw new AdsError(
-        AdsErrorCode.NotificationHandleInvalid,
-        `Notification handle ${handle} is not valid`,
-      );
+      throw invalidNotificationHandle(handle);
     }
     this.#remove(n);
     const pending = this.#pending.get(session);

@@ -7,6 +7,7 @@
 import { AdsCommand, AdsState, RealtimeOffset } from '../../plc/ads/constants.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { invalidNotificationHandle } from './notification-hub.ts';
 
 const CPU_SETTINGS_LENGTH = 32;
 const LATENCY_LENGTH = 12;
@@ -92,10 +93,7 @@ export class RealtimeService {
       case AdsCommand.AddNotification:
         throw new AdsError(AdsErrorCode.ServiceNotSupported, 'The real-time service does not offer this');
       case AdsCommand.DeleteNotification:
-        throw new AdsError(
-          AdsErrorCode.NotificationHandleInvalid,
-          `Notification handle ${request.handle} is not valid`,
-        );
+        throw invalidNotificationHandle(request.handle);
     }
   }
 

@@ -8,6 +8,7 @@ import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
 import { deviceInfoResponse, type AdsRequest, type AdsResponse } from './protocol/commands.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import type { RequestContext } from './client-session.ts';
+import { invalidNotificationHandle } from './notification-hub.ts';
 
 const EXTENDED_STATE_LENGTH = 16;
 /** Reported platform and OS ids of the extended state (x64, Windows NT). */
@@ -75,10 +76,7 @@ export class SystemService {
       case AdsCommand.AddNotification:
         throw new AdsError(AdsErrorCode.ServiceNotSupported, 'The system service offers no notifications');
       case AdsCommand.DeleteNotification:
-        throw new AdsError(
-          AdsErrorCode.NotificationHandleInvalid,
-          `Notification handle ${request.handle} is not valid`,
-        );
+        throw invalidNotificationHandle(request.handle);
     }
   }
 

@@ -1,12 +1,6 @@
 // The simulated PLC engine's public surface, with the PLC model it is built on.
 export * from '../../plc/index.ts';
-export {
-  TypeRegistry,
-  type EnumMemberDecl,
-  type MemberDecl,
-  type MethodDecl,
-  type TypeRef,
-} from './type-registry.ts';
+export * from './type-registry.ts';
 export { declareType, declareVariable, type TypeDeclaration } from './declarations.ts';
 export { areaAt, layoutAreas, type AreaName, type MemoryArea } from './located-areas.ts';
 export {

@@ -28,3 +28,22 @@ export function toBatches<T>(items: readonly T[], bytesOf: (item: T) => number, 
   if (current.length > 0) batches.push(current);
   return batches;
 }
+
+/**
+ * Sends `items` as consecutive sum commands of at most `limits`; one answer per item in input order (`answer`
+ * gets undefined for an item the PLC's reply left out).
+ */
+export async function sendInBatches<T, A, R>(
+  items: readonly T[],
+  bytesOf: (item: T) => number,
+  limits: BatchLimits,
+  send: (batch: T[]) => Promise<readonly A[]>,
+  answer: (result: A | undefined) => R,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (const batch of toBatches(items, bytesOf, limits)) {
+    const results = await send(batch);
+    batch.forEach((_, i) => out.push(answer(results[i])));
+  }
+  return out;
+}

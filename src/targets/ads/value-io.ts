@@ -3,7 +3,7 @@ import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
 import { decode, type IncrementalDecoder, type PlcType, type PlcValue } from '../../plc/index.ts';
 import { adsError, AdsCodeError } from './ads-errors.ts';
-import { toBatches, type BatchLimits } from './batches.ts';
+import { sendInBatches, type BatchLimits } from './batches.ts';
 import type { SymbolAddress } from './symbol-table.ts';
 import type { ByteRange } from './write-ranges.ts';
 import { checkDecodable } from './undecodable.ts';
@@ -59,20 +59,17 @@ export async function readMany(
   addresses: readonly SymbolAddress[],
   limits: BatchLimits,
 ): Promise<RawResult[]> {
-  const out: RawResult[] = [];
-  const batches = toBatches(addresses, (a) => a.size + 16, limits);
-  for (const batch of batches) {
-    const results = await client.readRawMulti(
-      batch.map((a) => ({ indexGroup: a.indexGroup, indexOffset: a.indexOffset, size: a.size })),
-    );
-    batch.forEach((_, i) => {
-      const r = results[i];
-      out.push(
-        r?.success && r.value ? { ok: true, data: r.value } : { ok: false, code: r?.errorCode ?? 1792 },
-      );
-    });
-  }
-  return out;
+  return sendInBatches(
+    addresses,
+    (a) => a.size + 16,
+    limits,
+    (batch) =>
+      client.readRawMulti(
+        batch.map((a) => ({ indexGroup: a.indexGroup, indexOffset: a.indexOffset, size: a.size })),
+      ),
+    (r): RawResult =>
+      r?.success && r.value ? { ok: true, data: r.value } : { ok: false, code: r?.errorCode ?? 1792 },
+  );
 }
 
 /** Bytes for one place on the PLC. */
@@ -88,17 +85,16 @@ export async function writeMany(
   writes: readonly RawWrite[],
   limits: BatchLimits,
 ): Promise<number[]> {
-  const out: number[] = [];
-  for (const batch of toBatches(writes, (w) => w.bytes.length + 12, limits)) {
-    const results = await client.writeRawMulti(
-      batch.map((w) => ({ indexGroup: w.indexGroup, indexOffset: w.indexOffset, value: w.bytes })),
-    );
-    batch.forEach((_, k) => {
-      const r = results[k];
-      out.push(r?.success ? 0 : (r?.errorCode ?? 1792));
-    });
-  }
-  return out;
+  return sendInBatches(
+    writes,
+    (w) => w.bytes.length + 12,
+    limits,
+    (batch) =>
+      client.writeRawMulti(
+        batch.map((w) => ({ indexGroup: w.indexGroup, indexOffset: w.indexOffset, value: w.bytes })),
+      ),
+    (r) => (r?.success ? 0 : (r?.errorCode ?? 1792)),
+  );
 }
 
 /** The byte ranges of a value as writes at its address. */

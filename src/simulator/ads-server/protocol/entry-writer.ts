@@ -19,46 +19,36 @@ export class EntryWriter {
     this.buf = next;
   }
 
-  u8(value: number): this {
-    this.ensure(1);
-    this.buf.writeUInt8(value, this.pos);
-    this.pos += 1;
+  /** Grows the buffer for `bytes`, lets `write` fill them at the current position, and moves past them. */
+  private put(bytes: number, write: (buf: Buffer, at: number) => void): this {
+    this.ensure(bytes);
+    write(this.buf, this.pos);
+    this.pos += bytes;
     return this;
+  }
+
+  u8(value: number): this {
+    return this.put(1, (buf, at) => buf.writeUInt8(value, at));
   }
 
   u16(value: number): this {
-    this.ensure(2);
-    this.buf.writeUInt16LE(value, this.pos);
-    this.pos += 2;
-    return this;
+    return this.put(2, (buf, at) => buf.writeUInt16LE(value, at));
   }
 
   u32(value: number): this {
-    this.ensure(4);
-    this.buf.writeUInt32LE(value >>> 0, this.pos);
-    this.pos += 4;
-    return this;
+    return this.put(4, (buf, at) => buf.writeUInt32LE(value >>> 0, at));
   }
 
   i32(value: number): this {
-    this.ensure(4);
-    this.buf.writeInt32LE(value, this.pos);
-    this.pos += 4;
-    return this;
+    return this.put(4, (buf, at) => buf.writeInt32LE(value, at));
   }
 
   bytes(data: Uint8Array): this {
-    this.ensure(data.length);
-    this.buf.set(data, this.pos);
-    this.pos += data.length;
-    return this;
+    return this.put(data.length, (buf, at) => buf.set(data, at));
   }
 
   zeros(count: number): this {
-    this.ensure(count);
-    this.buf.fill(0, this.pos, this.pos + count);
-    this.pos += count;
-    return this;
+    return this.put(count, (buf, at) => buf.fill(0, at, at + count));
   }
 
   /** Reserves a u32 and returns a function that fills it with the bytes written since (plus `extra`). */

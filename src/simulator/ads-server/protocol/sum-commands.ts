@@ -58,43 +58,48 @@ export function decodeSumRead(count: number, data: Buffer, max: number): SumRead
   return items;
 }
 
-export function decodeSumWrite(count: number, data: Buffer, max: number): SumWriteItem[] {
+/**
+ * The sub-commands of a sum request whose headers (`stride` bytes each, a u32 data length at `lengthAt`) are
+ * followed by their data in the same order; the data must fill the request exactly.
+ */
+function decodeWithData<T>(
+  count: number,
+  data: Buffer,
+  max: number,
+  layout: { stride: number; lengthAt: number; what: string },
+  item: (header: number, payload: Buffer) => T,
+): T[] {
+  const { stride, lengthAt, what } = layout;
   checkCount(count, max);
-  if (data.length < count * 12) throw sizeError('Sum write');
-  const items: SumWriteItem[] = [];
-  let pos = count * 12;
+  if (data.length < count * stride) throw sizeError(what);
+  const items: T[] = [];
+  let pos = count * stride;
   for (let i = 0; i < count; i++) {
-    const p = i * 12;
-    const length = data.readUInt32LE(p + 8);
-    if (pos + length > data.length) throw sizeError('Sum write');
-    items.push({
-      ...readAddress(data, p),
-      data: data.subarray(pos, pos + length),
-    });
+    const p = i * stride;
+    const length = data.readUInt32LE(p + lengthAt);
+    if (pos + length > data.length) throw sizeError(what);
+    items.push(item(p, data.subarray(pos, pos + length)));
     pos += length;
   }
-  if (pos !== data.length) throw sizeError('Sum write');
+  if (pos !== data.length) throw sizeError(what);
   return items;
 }
 
+export function decodeSumWrite(count: number, data: Buffer, max: number): SumWriteItem[] {
+  return decodeWithData(count, data, max, { stride: 12, lengthAt: 8, what: 'Sum write' }, (p, payload) => ({
+    ...readAddress(data, p),
+    data: payload,
+  }));
+}
+
 export function decodeSumReadWrite(count: number, data: Buffer, max: number): SumReadWriteItem[] {
-  checkCount(count, max);
-  if (data.length < count * 16) throw sizeError('Sum read-write');
-  const items: SumReadWriteItem[] = [];
-  let pos = count * 16;
-  for (let i = 0; i < count; i++) {
-    const p = i * 16;
-    const writeLength = data.readUInt32LE(p + 12);
-    if (pos + writeLength > data.length) throw sizeError('Sum read-write');
-    items.push({
-      ...readAddress(data, p),
-      readLength: data.readUInt32LE(p + 8),
-      data: data.subarray(pos, pos + writeLength),
-    });
-    pos += writeLength;
-  }
-  if (pos !== data.length) throw sizeError('Sum read-write');
-  return items;
+  return decodeWithData(
+    count,
+    data,
+    max,
+    { stride: 16, lengthAt: 12, what: 'Sum read-write' },
+    (p, payload) => ({ ...readAddress(data, p), readLength: data.readUInt32LE(p + 8), data: payload }),
+  );
 }
 
 /** Error codes first, then every sub-command's `length` bytes (zero-filled when it failed). */
