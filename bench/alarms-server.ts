@@ -1,7 +1,9 @@
 // Child process of bench:alarms: 20 simulated PLCs, each a 1000-slot ST_ErrorEntry array with 100 active alarms
 // churning, behind the gateway (flag Alarms as given by argv[2]: on | off). A raised alarm's ErrorCode carries the
 // wall-clock millisecond of the change (mod 1e9), so the client measures change-to-frame latency.
-// Messages: parent 'cpu' -> { cpuMs, wallMs } since the last 'cpu'; 'stop' -> exit.
+// Messages: parent 'cpu' -> { cpuMs, wallMs, loopP99Ms, loopMaxMs } since the last 'cpu' (CPU time, wall time and
+// the event loop's delay: how long a ready callback waited); 'stop' -> exit.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { buildApp } from '../src/app.ts';
 import { configFromDocument } from '../src/config/load.ts';
 import { errorEntryMembers, errorTypeMembers, timeStructMembers } from '../src/plc/index.ts';
@@ -119,13 +121,21 @@ async function main(): Promise<void> {
   );
   let cpu = process.cpuUsage();
   let wall = performance.now();
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
   process.on('message', (message) => {
     if (message === 'cpu') {
       const used = process.cpuUsage(cpu);
       const t = performance.now();
-      process.send?.({ cpuMs: (used.user + used.system) / 1000, wallMs: t - wall });
+      process.send?.({
+        cpuMs: (used.user + used.system) / 1000,
+        wallMs: t - wall,
+        loopP99Ms: loop.percentile(99) / 1e6,
+        loopMaxMs: loop.max / 1e6,
+      });
       cpu = process.cpuUsage();
       wall = t;
+      loop.reset();
     } else if (message === 'stop') {
       clearInterval(sampler);
       clearInterval(churner);

@@ -57,20 +57,39 @@ function decodeArray(
   const d = type.dimensions[dim];
   const before = value as readonly PlcValue[];
   const stride = strides[dim] ?? type.element.size;
-  const out: PlcValue[] = [];
-  if (!d) return out;
+  if (!d) return [];
   const last = dim === type.dimensions.length - 1;
-  for (let i = 0; i < d.length; i++) {
+  const element = last ? type.element : undefined;
+  // Unchanged elements are found by comparing halves, so a few changes cost a few compares, not one each.
+  const out = before.slice();
+  const changed: number[] = [];
+  findChanged(data, old, offset, stride, 0, d.length, changed);
+  for (const i of changed) {
     const at = offset + i * stride;
-    const previous = before[i];
-    if (last) {
-      out.push(
-        previous === undefined
-          ? decode(type.element, data, at)
-          : decodeChanged(type.element, data, old, at, previous),
-      );
-    } else if (previous !== undefined && sameBytes(data, old, at, stride)) out.push(previous);
-    else out.push(decodeArray(type, strides, dim + 1, data, old, at, previous ?? []));
+    const previous = before[i] as PlcValue;
+    out[i] = element
+      ? decodeChanged(element, data, old, at, previous)
+      : decodeArray(type, strides, dim + 1, data, old, at, previous);
   }
   return out;
+}
+
+/** Pushes onto `out` the indices in [from, to) of the elements of `stride` bytes whose bytes differ. */
+function findChanged(
+  data: Buffer,
+  old: Buffer,
+  offset: number,
+  stride: number,
+  from: number,
+  to: number,
+  out: number[],
+): void {
+  if (sameBytes(data, old, offset + from * stride, (to - from) * stride)) return;
+  if (to - from === 1) {
+    out.push(from);
+    return;
+  }
+  const mid = (from + to) >>> 1;
+  findChanged(data, old, offset, stride, from, mid, out);
+  findChanged(data, old, offset, stride, mid, to, out);
 }

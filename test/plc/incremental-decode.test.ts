@@ -40,6 +40,20 @@ describe('IncrementalDecoder', () => {
     assert.deepEqual(decoder.decode(points, encode(points, back, 'P')), back);
   });
 
+  it('equals a whole decode after any run of changes, wherever they fall', () => {
+    const many = reg.resolve('ARRAY [0..99] OF ST_Point');
+    const decoder = new IncrementalDecoder();
+    const value = Array.from({ length: 100 }, (_, i) => point(i));
+    for (let step = 0; step < 200; step++) {
+      // Changes at both ends, in runs and scattered, including none and all.
+      const count = step % 25 === 0 ? 100 : step % 7;
+      for (let n = 0; n < count; n++)
+        value[(step * 37 + n * (step % 3 === 0 ? 1 : 13)) % 100] = point(step + n);
+      const data = encode(many, value, 'M');
+      assert.deepEqual(decoder.decode(many, data), decode(many, data, 0), `step ${step}`);
+    }
+  });
+
   it('walks every dimension of a multi-dimensional array', () => {
     const decoder = new IncrementalDecoder();
     const rows = [

@@ -107,13 +107,15 @@ export class SnapshotDecoder {
     }
     const anomalies: SnapshotAnomalies = { unknownTypes: [], invalidTimes: [], duplicateKeys: [] };
     const checked: Array<[number, SlotMemo | undefined]> = [];
+    const raws = this.#raws;
     try {
-      value.forEach((raw, i) => {
-        if (raw === this.#raws[i]) return;
+      for (let i = 0; i < value.length; i++) {
+        const raw = value[i];
+        if (raw === raws[i]) continue;
         const slotIndex = first + i;
         if (!isStruct(raw)) shape(slotIndex, 'not an ST_ErrorEntry structure');
         checked.push([i, this.#slot(raw, slotIndex, this.#memo[i], anomalies)]);
-      });
+      }
     } catch (err) {
       if (err instanceof ShapeError) return { ok: false, problem: err.message };
       throw err;

@@ -29,7 +29,7 @@ export class AlarmListBodies {
   /** A PLC's items, comma-separated, by outstanding list and culture preference. */
   readonly #parts = new WeakMap<readonly AlarmReading[], Map<string, Buffer>>();
   /** One alarm's JSON for the culture preference it was last asked in. */
-  readonly #items = new WeakMap<AlarmReading, { cultures: string; json: string }>();
+  readonly #items = new WeakMap<AlarmReading, { cultures: string; json: Buffer }>();
   readonly #bodies = new Map<string, HeldBody>();
 
   constructor(service: AlarmService, frame: BodyFrame) {
@@ -81,14 +81,18 @@ export class AlarmListBodies {
     const hit = byCulture?.get(cultureKey);
     if (hit !== undefined) return hit;
     const renderer = this.#service.renderer(cultures);
-    const json = outstanding.map((r) => {
-      const item = this.#items.get(r);
-      if (item?.cultures === cultureKey) return item.json;
-      const made = JSON.stringify(renderer.render(plcId, r));
-      this.#items.set(r, { cultures: cultureKey, json: made });
-      return made;
-    });
-    const part = Buffer.from(json.join(','));
+    // Items are kept encoded: a changed list copies the bytes of the alarms that did not change.
+    const items: Buffer[] = [];
+    for (const r of outstanding) {
+      let item = this.#items.get(r);
+      if (item?.cultures !== cultureKey) {
+        item = { cultures: cultureKey, json: Buffer.from(JSON.stringify(renderer.render(plcId, r))) };
+        this.#items.set(r, item);
+      }
+      if (items.length > 0) items.push(comma);
+      items.push(item.json);
+    }
+    const part = Buffer.concat(items);
     if (byCulture === undefined) {
       byCulture = new Map<string, Buffer>();
       this.#parts.set(outstanding, byCulture);

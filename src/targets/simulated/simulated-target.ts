@@ -221,10 +221,8 @@ export class SimulatedTarget implements PlcTarget {
         path,
         (change) => {
           if (!change.type) return;
-          emit(
-            fromPlcClock(change.type, decoder.decode(change.type, change.data), this.#clock),
-            change.type.name,
-          );
+          const value = decoder.decode(change.type, change.data);
+          emit(fromPlcClock(change.type, value, this.#clock), change.type.name);
         },
         {
           cycleTimeMs: options.cycleTimeMs,
