@@ -1,10 +1,13 @@
 // bench:cluster: what coordination through Redis costs. 20 PLCs over ADS (a plant process), 50 symbols each changing
-// every 100 ms scan; 1,500 SSE clients, each subscribed to one symbol, spread evenly over three replicas sharing one
-// redis-server (500 each), against the same 1,500 clients on one process without Redis. Rounds interleave so machine
+// every 100 ms scan and a 10-slot alarm array with one transition per scan; 1,500 SSE clients spread evenly over
+// three replicas sharing one redis-server (500 each), against the same 1,500 clients on one process without Redis.
+// Two parts: notification clients (each subscribed to one symbol), then alarm clients (each on one PLC's alarm
+// stream: the lease holder appends to the Redis journal, every replica follows it). Rounds interleave so machine
 // load hits both alike. Prints change-to-client latency p50/p99 (every 10th client sampled), events per second,
-// drops, gateway CPU per delivered event (all replicas summed) and Redis operations per second; then the cluster at
-// 300 clients, to show that Redis traffic does not grow with clients. Needs redis-server on the PATH.
-// Run: npm run bench:cluster [-- --seconds 8 --clients 1500]
+// drops, gateway CPU per delivered event (all replicas summed) and Redis operations per second (and per alarm
+// transition); then the cluster at a fifth of the clients, to show that Redis traffic does not grow with clients.
+// Needs redis-server on the PATH.
+// Run: npm run bench:cluster [-- --seconds 8 --clients 1500 --part notifications|alarms|both]
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -15,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
-import { plcCount, scanMs, symbolCount, symbolPaths } from './cluster-plant.ts';
+import { alarmArray, plcCount, scanMs, symbolCount, symbolPaths } from './cluster-plant.ts';
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -23,6 +26,10 @@ const arg = (name: string): string | undefined => {
 };
 const seconds = Number(arg('seconds') ?? 8);
 const clientCount = Number(arg('clients') ?? 1500);
+const part = arg('part') ?? 'both';
+type Kind = 'notifications' | 'alarms';
+/** Alarm transitions the plant makes per second, over all PLCs. */
+const transitionsPerSecond = (plcCount * 1000) / scanMs;
 const sampleEvery = 10;
 const signingKey = 'bench-signing-key-0123456789-0123456789';
 const now = (): number => performance.timeOrigin + performance.now();
@@ -59,7 +66,7 @@ async function startRedis(): Promise<{ url: string; proc: ChildProcess }> {
 function child(script: string, args: string[]): ChildProcess {
   return fork(new URL(script, import.meta.url).pathname, args, {
     execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', process.env.BENCH_LOG ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   });
 }
 
@@ -71,10 +78,10 @@ async function startPlant(): Promise<{ proc: ChildProcess; ports: number[] }> {
 
 const plcIds = Array.from({ length: plcCount }, (_, i) => `plc${String(i + 1).padStart(2, '0')}`);
 
-function settingsFile(ports: number[], index: number, redisUrl: string | undefined): string {
+function settingsFile(ports: number[], index: number, redisUrl: string | undefined, kind: Kind): string {
   const file = join(mkdtempSync(join(tmpdir(), 'bench-cluster-')), 'appsettings.json');
   const settings = {
-    Logging: { Level: 'warn' },
+    Logging: { Level: process.env.BENCH_LOG ?? 'warn' },
     Auth: { SigningKey: signingKey },
     // Only coordination and fan-out are measured: per-user limits would refuse one bench user's 500 streams.
     RateLimiting: { Enabled: false },
@@ -86,6 +93,16 @@ function settingsFile(ports: number[], index: number, redisUrl: string | undefin
         { Mode: 'Real', AmsNetId: '127.0.0.1.1.1', Address: '127.0.0.1', TcpPort: ports[i] },
       ]),
     ),
+    ...(kind === 'alarms'
+      ? {
+          Features: { Alarms: true },
+          PlcAlarms: {
+            Targets: Object.fromEntries(
+              plcIds.map((id) => [id, { SymbolPath: alarmArray, CycleTimeMs: scanMs }]),
+            ),
+          },
+        }
+      : {}),
     ...(redisUrl ? { Cluster: { Redis: redisUrl, ReplicaId: `replica-${index}` } } : {}),
   };
   writeFileSync(file, JSON.stringify(settings));
@@ -171,8 +188,50 @@ function sseClient(url: string, token: string, k: number, counters: Counters): P
   });
 }
 
+/** A client of one PLC's alarm stream; the frames' ErrorCode is the plant's millisecond of the change. */
+function alarmClient(url: string, token: string, k: number, counters: Counters): Promise<() => void> {
+  const plcId = plcIds[k % plcCount] ?? 'plc01';
+  const sampled = k % sampleEvery === 0;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${url}/api/plcs/${plcId}/alarms/stream`,
+      { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+      (res) => {
+        res.setEncoding('utf8');
+        if (res.statusCode !== 200) {
+          reject(new Error(`alarm SSE answered ${String(res.statusCode)}`));
+          return;
+        }
+        res.on('data', (text: string) => {
+          for (let i = text.indexOf('event: alarm'); i >= 0; i = text.indexOf('event: alarm', i + 12))
+            counters.events++;
+          if (!sampled) return;
+          const t = Math.floor(now()) % 1_000_000_000;
+          for (const m of text.matchAll(/"errorCode":(\d+)/g)) counters.latencies.push(t - Number(m[1]));
+        });
+        resolve(() => req.destroy());
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Waits until every PLC's alarm lease is held (the cluster check lists it). */
+async function leasesHeld(url: string): Promise<void> {
+  for (;;) {
+    const report = (await (await fetch(`${url}/health/ready`)).json()) as {
+      checks: Array<{ name: string; data: { leases?: Record<string, string> } }>;
+    };
+    const leases = report.checks.find((c) => c.name === 'cluster')?.data.leases ?? {};
+    if (Object.keys(leases).length === plcCount) return;
+    await sleep(200);
+  }
+}
+
 interface Result {
   label: string;
+  kind: Kind;
   clients: number;
   p50: number;
   p99: number;
@@ -195,6 +254,7 @@ async function redisOps(redis: Redis | undefined): Promise<number> {
 }
 
 async function round(
+  kind: Kind,
   label: string,
   replicaCount: number,
   clients: number,
@@ -203,15 +263,19 @@ async function round(
   token: string,
 ): Promise<Result> {
   const replicas = await Promise.all(
-    Array.from({ length: replicaCount }, (_, i) => startReplica(settingsFile(plantPorts, i + 1, redisUrl))),
+    Array.from({ length: replicaCount }, (_, i) =>
+      startReplica(settingsFile(plantPorts, i + 1, redisUrl, kind)),
+    ),
   );
+  if (kind === 'alarms' && redisUrl) await leasesHeld((replicas[0] as Replica).url);
+  const open = kind === 'alarms' ? alarmClient : sseClient;
   const probe = redisUrl ? new Redis(redisUrl) : undefined;
   const counters: Counters = { events: 0, latencies: [] };
   const closers: Array<() => void> = [];
   try {
     for (let k = 0; k < clients; k++) {
       const replica = replicas[k % replicaCount] as Replica;
-      closers.push(await sseClient(replica.url, token, k, counters));
+      closers.push(await open(replica.url, token, k, counters));
     }
     await sleep(4000); // warm-up: initial values, JIT, replicas settling
     counters.events = 0;
@@ -235,6 +299,7 @@ async function round(
     const cpu = cpuAfter.reduce((a, b, i) => a + b - (cpuBefore[i] ?? 0), 0);
     return {
       label,
+      kind,
       clients,
       p50: percentile(counters.latencies, 50),
       p99: percentile(counters.latencies, 99),
@@ -253,14 +318,18 @@ async function round(
 }
 
 function print(r: Result): void {
+  const perTransition =
+    r.kind === 'alarms' && r.redisOpsPerSecond > 0
+      ? ` (${(r.redisOpsPerSecond / transitionsPerSecond).toFixed(2)} per alarm transition)`
+      : '';
   console.log(
-    `${r.label.padEnd(24)} clients ${String(r.clients).padStart(5)}  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99
+    `${r.kind.padEnd(13)} ${r.label.padEnd(20)} clients ${String(r.clients).padStart(5)}  p50 ${r.p50.toFixed(1).padStart(6)} ms  p99 ${r.p99
       .toFixed(1)
       .padStart(
         6,
       )} ms  ${Math.round(r.eventsPerSecond).toString().padStart(6)}/${r.expectedPerSecond} events/s  dropped ${
       r.dropped
-    }  CPU ${r.cpuMsPerKiloEvent.toFixed(1).padStart(5)} ms per 1000 events  Redis ${r.redisOpsPerSecond.toFixed(1)} ops/s`,
+    }  CPU ${r.cpuMsPerKiloEvent.toFixed(1).padStart(5)} ms per 1000 events  Redis ${r.redisOpsPerSecond.toFixed(1)} ops/s${perTransition}`,
   );
 }
 
@@ -272,53 +341,56 @@ async function main(): Promise<void> {
     .sign(new TextEncoder().encode(signingKey));
   const redis = await startRedis();
   const plant = await startPlant();
-  const results: Result[] = [];
   try {
     console.log(
-      `bench:cluster: ${plcCount} PLCs x ${symbolCount} symbols every ${scanMs} ms; each client 1 symbol; ${seconds} s per round`,
+      `bench:cluster: ${plcCount} PLCs x ${symbolCount} symbols every ${scanMs} ms and 1 alarm transition per PLC per scan; ` +
+        `notification clients 1 symbol each, alarm clients 1 PLC each; ${seconds} s per round`,
     );
-    for (let i = 0; i < 2; i++) {
-      for (const r of [
-        await round('3 replicas + Redis', 3, clientCount, plant.ports, redis.url, token),
-        await round('1 process', 1, clientCount, plant.ports, undefined, token),
-      ]) {
-        print(r);
-        results.push(r);
-      }
-    }
-    const few = await round(
-      '3 replicas + Redis',
-      3,
-      Math.round(clientCount / 5),
-      plant.ports,
-      redis.url,
-      token,
-    );
-    print(few);
-    const mean = (label: string, f: (r: Result) => number) => {
-      const rs = results.filter((r) => r.label === label);
-      return rs.reduce((a, r) => a + f(r), 0) / rs.length;
-    };
-    const cluster = (f: (r: Result) => number) => mean('3 replicas + Redis', f);
-    const single = (f: (r: Result) => number) => mean('1 process', f);
-    console.log(
-      `ratios (mean of rounds): CPU per delivered event, cluster / one process = ${(
-        cluster((r) => r.cpuMsPerKiloEvent) / single((r) => r.cpuMsPerKiloEvent)
-      ).toFixed(
-        2,
-      )} (target <= 1.3); p99 cluster ${cluster((r) => r.p99).toFixed(1)} ms vs one process ${single(
-        (r) => r.p99,
-      ).toFixed(1)} ms (target < CycleTimeMs + 100 ms = ${scanMs + 100} ms)`,
-    );
-    console.log(
-      `Redis operations per second: ${cluster((r) => r.redisOpsPerSecond).toFixed(1)} at ${clientCount} clients, ${few.redisOpsPerSecond.toFixed(
-        1,
-      )} at ${few.clients} clients (heartbeats only: stream traffic never goes through Redis)`,
-    );
+    const kinds: Kind[] =
+      part === 'both' ? ['notifications', 'alarms'] : [part === 'alarms' ? 'alarms' : 'notifications'];
+    for (const kind of kinds) await compare(kind, plant.ports, redis.url, token);
   } finally {
     plant.proc.send('stop');
     redis.proc.kill('SIGKILL');
   }
+}
+
+/** Two interleaved pairs of rounds (cluster, one process), then the cluster with a fifth of the clients. */
+async function compare(kind: Kind, ports: number[], redisUrl: string, token: string): Promise<void> {
+  const results: Result[] = [];
+  for (let i = 0; i < 2; i++) {
+    for (const r of [
+      await round(kind, '3 replicas + Redis', 3, clientCount, ports, redisUrl, token),
+      await round(kind, '1 process', 1, clientCount, ports, undefined, token),
+    ]) {
+      print(r);
+      results.push(r);
+    }
+  }
+  const few = await round(kind, '3 replicas + Redis', 3, Math.round(clientCount / 5), ports, redisUrl, token);
+  print(few);
+  const mean = (label: string, f: (r: Result) => number) => {
+    const rs = results.filter((r) => r.label === label);
+    return rs.reduce((a, r) => a + f(r), 0) / rs.length;
+  };
+  const cluster = (f: (r: Result) => number) => mean('3 replicas + Redis', f);
+  const single = (f: (r: Result) => number) => mean('1 process', f);
+  console.log(
+    `${kind}: ratios (mean of rounds): CPU per delivered event, cluster / one process = ${(
+      cluster((r) => r.cpuMsPerKiloEvent) / single((r) => r.cpuMsPerKiloEvent)
+    ).toFixed(2)} (target <= 1.3); p99 cluster ${cluster((r) => r.p99).toFixed(1)} ms vs one process ${single(
+      (r) => r.p99,
+    ).toFixed(1)} ms (target < CycleTimeMs + 100 ms = ${scanMs + 100} ms)`,
+  );
+  const ops = cluster((r) => r.redisOpsPerSecond);
+  const perTransition = (n: number) => (n / transitionsPerSecond).toFixed(2);
+  console.log(
+    kind === 'alarms'
+      ? `alarms: Redis operations per alarm transition ${perTransition(ops)} at ${clientCount} clients, ` +
+          `${perTransition(few.redisOpsPerSecond)} at ${few.clients} clients (appends, stream reads, lease renewals, heartbeats)`
+      : `notifications: Redis operations per second ${ops.toFixed(1)} at ${clientCount} clients, ` +
+          `${few.redisOpsPerSecond.toFixed(1)} at ${few.clients} clients (heartbeats only: stream traffic never goes through Redis)`,
+  );
 }
 
 await main();

@@ -61,7 +61,7 @@ export class AlarmLease {
   async stop(): Promise<void> {
     clearInterval(this.#timer);
     await this.#ticking;
-    await this.#release();
+    await this.release('stopping');
   }
 
   /** Gives the lease up (the holder's watch failed); the next tick may take it again from the stored state. */
@@ -85,7 +85,7 @@ export class AlarmLease {
     const value = this.#value;
     if (value !== undefined) {
       if (!this.#handlers.canHold()) {
-        await this.#release();
+        await this.release('the PLC is out of reach');
         return;
       }
       let answer: [number, string];
@@ -126,10 +126,11 @@ export class AlarmLease {
     await this.#handlers.acquired(this.#value, previous);
   }
 
-  async #release(): Promise<void> {
+  /** Gives the lease up and deletes it, so another replica takes over at once. */
+  async release(reason: string): Promise<void> {
     const value = this.#value;
     if (value === undefined) return;
-    await this.drop('released');
+    await this.drop(reason);
     await this.#link.eval('alarm-lease', releaseLease, [this.#keys.lease], [value]).catch(() => undefined);
   }
 }

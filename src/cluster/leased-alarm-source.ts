@@ -156,8 +156,9 @@ export class LeasedAlarmSource implements AlarmSource {
         reason: reasons[state],
         since: this.#failure?.since ?? new Date(this.#deps.now()).toISOString(),
       };
-    // A replica that no longer reaches the PLC hands the lease on at once.
-    if (state !== 'Connected' && this.#watch) void this.#lease.tick();
+    // A replica that no longer reaches the PLC hands the lease on at once, and appends nothing more: its watch
+    // would take the first reading after the reconnection as fresh and raise every outstanding alarm again.
+    if (state !== 'Connected' && this.#watch) void this.#lease.release('the PLC connection is lost');
   }
 
   #enqueue(work: () => Promise<void>): Promise<void> {
@@ -186,14 +187,13 @@ export class LeasedAlarmSource implements AlarmSource {
   async #reload(announce: boolean): Promise<void> {
     const stored = await this.#readStored();
     if (announce && stored.epoch === this.journal.epoch) return;
+    const previous = this.journal.epoch;
     this.journal.load(stored, this.#deps.now());
-    if (announce) {
-      this.#deps.log.warn(
-        { plcId: this.plcId, epoch: stored.epoch },
-        'alarm journal restarted; clients resync',
-      );
-      for (const listener of [...this.#resyncs]) listener();
-    }
+    if (!announce) return;
+    const fields = { plcId: this.plcId, epoch: stored.epoch };
+    if (previous === undefined) this.#deps.log.info(fields, 'alarm journal started; clients resync');
+    else this.#deps.log.warn(fields, 'alarm journal restarted; clients resync');
+    for (const listener of [...this.#resyncs]) listener();
   }
 
   async #readStored() {
