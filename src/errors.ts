@@ -27,6 +27,7 @@ export const errorCatalog = {
   CONNECTION_LIMIT: { status: 429, message: 'Too many open stream connections.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   FEATURE_DISABLED: { status: 501, message: 'This feature is disabled.' },
+  TYPE_NOT_SUPPORTED: { status: 501, message: 'The gateway cannot read or write values of this PLC type.' },
   ADS_ERROR: { status: 502, message: 'The PLC answered with an ADS error.' },
   ALARM_ACK_FAILED: { status: 502, message: 'The PLC refused the acknowledgement.' },
   PLC_UNAVAILABLE: { status: 503, message: 'The PLC is not connected.' },

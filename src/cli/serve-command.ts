@@ -79,6 +79,7 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
   const logOut = logDestination(io.stdout);
   const log = createLogger(logOut.stream, config.settings.Logging.Level);
   for (const w of config.warnings) log.warn({ setting: w.setting }, w.message);
+  // Targets log what fails while nobody waits (connecting, notifications) on children bound to their plcId.
   const registry = createRegistry(await buildTargets(config, log));
   const address = listenAddress(config, stringOption(parsed, 'host'), port);
   // Loaded here so that the other commands (token) start without loading the HTTP stack.

@@ -112,6 +112,13 @@ const PlcTargetSettings = Type.Object(
     TimeoutMs: PositiveInt(5000),
     SymbolBrowseTimeoutMs: PositiveInt(30000),
     NotificationBudget: PositiveInt(500, 'ADS notifications per PLC before falling back to polling'),
+    PlcClock: Type.Optional(
+      Type.Union([Type.Literal('Utc'), Type.Literal('Local'), Type.Literal('Unspecified')], {
+        default: 'Utc',
+        description:
+          'What the PLC clock of DATE/DT values is: UTC, the gateway host local time, or unspecified',
+      }),
+    ),
     Rpc: Type.Object(
       { Invokable: Type.Array(Type.String({ minLength: 1 }), { default: [] }) },
       { additionalProperties: false, default: {} },

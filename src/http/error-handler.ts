@@ -61,7 +61,7 @@ export function sendError(err: unknown, request: FastifyRequest, reply: FastifyR
   const rendered = renderError(err);
   if (rendered.status >= 500 && !isAppError(err)) request.log.error({ err }, 'request failed');
   else if (rendered.status >= 500)
-    request.log.warn({ code: rendered.code, msg: rendered.message }, 'request failed');
+    request.log.warn({ code: rendered.code, error: rendered.message }, 'request failed');
   else request.log.debug({ code: rendered.code }, 'request refused');
   return reply
     .status(rendered.status)

@@ -17,8 +17,8 @@ function buildOne(id: string, settings: PlcTargetConfig, ctx: BuildContext): Pro
 }
 
 /**
- * Creates every configured target (not started). Throws one ConfigError listing the problems of all
- * targets together (scenarios, initial values), each already prefixed by its settings path.
+ * Creates every configured target (not started); each logs on a child of `log` bound to its plcId. Throws one
+ * ConfigError listing the problems of all targets together (scenarios, initial values), each already prefixed by its settings path.
  */
 export async function buildTargets(config: Config, log?: TargetLog): Promise<PlcTarget[]> {
   const entries = Object.entries(config.settings.PlcTargets);

@@ -16,16 +16,13 @@ export class NonMemberNotes {
     this.#notes.push({ symbol, value, typeName: type.name });
   };
 
-  /** Logs every collected value as written to PLC `plcId`. */
-  report(log: TargetLog, plcId: string): void {
+  /** Logs every collected value as written, on the target's log (bound to its plcId). */
+  report(log: TargetLog): void {
     for (const { symbol, value, typeName } of this.#notes) {
       log.warn(
-        { plcId, symbol, value, typeName },
+        { symbol, value, typeName },
         `${symbol}: wrote ${value}, which is no member of ${typeName} (the PLC holds it as is)`,
       );
     }
   }
 }
-
-/** The log of a target built without one. */
-export const silentLog: TargetLog = { warn: () => undefined };

@@ -97,9 +97,21 @@ export interface SimulationControl {
 
 export type ConnectionListener = (state: ConnectionState) => void;
 
-/** Where a driver reports what the operator should know but no caller is told (pino's signature). */
+/** Why a target is not connected: the catalog code, a message naming the cause, and since when. */
+export interface TargetError {
+  code: string;
+  message: string;
+  since: Date;
+}
+
+/**
+ * Where a target reports what the operator should know but no caller is told (pino's signature: pino's and
+ * fastify's loggers fit). A target logs on a child bound to its plcId.
+ */
 export interface TargetLog {
   warn(fields: Record<string, unknown>, message: string): void;
+  info(fields: Record<string, unknown>, message: string): void;
+  child(bindings: Record<string, unknown>): TargetLog;
 }
 
 /**
@@ -118,6 +130,8 @@ export interface PlcTarget {
   close(): Promise<void>;
 
   connectionState(): ConnectionState;
+  /** The failure that keeps the target from connecting, while not Connected; undefined otherwise. */
+  lastError(): TargetError | undefined;
   /** Returns a function that removes the listener. */
   onConnectionState(listener: ConnectionListener): () => void;
 

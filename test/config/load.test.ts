@@ -50,6 +50,7 @@ describe('loadConfig: defaults', () => {
       TimeoutMs: 5000,
       SymbolBrowseTimeoutMs: 30000,
       NotificationBudget: 500,
+      PlcClock: 'Utc',
       Rpc: { Invokable: [] },
       InitialValues: {},
       ScenarioAutoStart: false,

@@ -3,6 +3,7 @@
 import { createAdsServer } from '../../src/simulator/ads-server/server.ts';
 import { createAdsTarget } from '../../src/targets/ads/index.ts';
 import { createSimulatedTarget } from '../../src/targets/simulated/index.ts';
+import { startConnected } from '../targets/ads/harness.ts';
 import { plcTargetContract } from './contract-suite.ts';
 import { contractConfig, contractSettings, WarningLog } from './fixture.ts';
 
@@ -17,7 +18,8 @@ plcTargetContract('ADS target over TCP to the simulator', async () => {
     contractSettings({ Mode: 'Real', AmsNetId: address.netId, Address: '127.0.0.1', TcpPort: address.port }),
     { config, log: warnings },
   );
-  await target.start();
+  // start() gives up waiting after its first attempt; on a busy machine the link may come up only after that.
+  await startConnected(target);
   return {
     target,
     plc: simulated.plc,

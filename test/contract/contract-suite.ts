@@ -206,6 +206,48 @@ export function plcTargetContract(name: string, factory: ContractFactory): void 
       assert.deepEqual(plc.read('GVL_HMI.aParts'), ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
     });
 
+    it('partial struct and array writes change only what they name while a sibling changes', async () => {
+      // The PLC changes a sibling member every millisecond; a write that put back a value it read
+      // earlier would make the sibling go back.
+      const sibling = `${axis}.rVelocity`;
+      const element = 'GVL_HMI.aAxes[3].rVelocity';
+      let n = 0;
+      let stale = 0;
+      plc.write(sibling, 0);
+      plc.write(element, 0);
+      const timer = setInterval(() => {
+        if (plc.read(sibling) !== n || plc.read(element) !== n) stale++;
+        n++;
+        plc.write(sibling, n);
+        plc.write(element, n);
+      }, 1);
+      try {
+        for (let i = 0; i < 100; i++) {
+          await t.write(axis, { rTargetPos: i, bEnabled: i % 2 === 0 });
+          const axes = plc.read('GVL_HMI.aAxes') as unknown[];
+          await t.write(
+            'GVL_HMI.aAxes',
+            axes.map((_, k) => ({ rMin: i + k })),
+          );
+          await t.writeMany([
+            { symbol: axis, value: { rMax: 1000 + i } },
+            { symbol: 'GVL_HMI.aAxes[3]', value: { rMin: -i, sUnit: 'cm' } },
+          ]);
+          // An in-process PLC answers without a turn of the event loop: give its scan a chance too.
+          await new Promise((resolve) => setTimeout(resolve, 1));
+        }
+      } finally {
+        clearInterval(timer);
+      }
+      assert.equal(stale, 0, `the sibling went back ${stale} times in ${n} changes`);
+      assert.ok(n >= 100, `the sibling changed ${n} times`);
+      const v = plc.read(axis) as Record<string, unknown>;
+      assert.deepEqual([v.rTargetPos, v.bEnabled, v.rMin, v.rMax], [99, false, 100, 1099]);
+      assert.deepEqual(plc.read('GVL_HMI.aAxes[3].rMin'), -99);
+      assert.equal(plc.read('GVL_HMI.aAxes[3].sUnit'), 'cm');
+      assert.equal(plc.read(`${axis}.sId`), 'cell.z');
+    });
+
     it('refuses values that do not fit, before anything is written', async () => {
       plc.write('MAIN.nInt', 7);
       const bad: Array<[string, unknown]> = [

@@ -15,11 +15,24 @@ export interface ContractSubject {
   cleanup(): Promise<void>;
 }
 
-/** A TargetLog that keeps every warning. */
+/** A TargetLog that keeps every warning, its children's too (their bindings first among the fields). */
 export class WarningLog implements TargetLog {
   readonly lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
+  readonly #bindings: Record<string, unknown>;
+
+  constructor(lines?: WarningLog['lines'], bindings: Record<string, unknown> = {}) {
+    if (lines) this.lines = lines;
+    this.#bindings = bindings;
+  }
+
   warn(fields: Record<string, unknown>, message: string): void {
-    this.lines.push({ fields, message });
+    this.lines.push({ fields: { ...this.#bindings, ...fields }, message });
+  }
+
+  info(): void {}
+
+  child(bindings: Record<string, unknown>): WarningLog {
+    return new WarningLog(this.lines, { ...this.#bindings, ...bindings });
   }
   /** Takes the lines logged so far. */
   take(): Array<{ fields: Record<string, unknown>; message: string }> {

@@ -16,6 +16,7 @@ import type {
   ReadResult,
   Subscription,
   SymbolNode,
+  TargetError,
   TargetMode,
 } from '../../src/targets/target.ts';
 import type { EtherCatPort } from '../../src/targets/ethercat-port.ts';
@@ -59,6 +60,11 @@ export class FakeTarget implements PlcTarget {
   }
   connectionState(): ConnectionState {
     return this.state;
+  }
+  /** Set by the test while the target is not connected. */
+  failure: TargetError | undefined;
+  lastError(): TargetError | undefined {
+    return this.state === 'Connected' ? undefined : this.failure;
   }
   onConnectionState(listener: ConnectionListener): () => void {
     this.listeners.add(listener);

@@ -5,6 +5,9 @@ import { redactUrl } from '../../src/http/redact-url.ts';
 import { renderError } from '../../src/http/error-handler.ts';
 import { AppError } from '../../src/errors.ts';
 import { patternFor } from '../../src/http/route-index.ts';
+import { buildTestApp } from '../helpers/app.ts';
+import { bearer, mintToken } from '../helpers/tokens.ts';
+import { failingTarget } from '../features/variables/fixture.ts';
 
 describe('redactUrl', () => {
   const cases: Array<[string, string]> = [
@@ -99,5 +102,33 @@ describe('route patterns for 405', () => {
     ];
     for (const [template, path, expected] of table)
       assert.equal(patternFor(template).test(path), expected, `${template} ${path}`);
+  });
+});
+
+describe('5xx log lines', () => {
+  test('carry the error text once, under its own key', async () => {
+    const lines: string[] = [];
+    const app = await buildTestApp({
+      targets: [failingTarget('ads-err', 'ADS_ERROR')],
+      logger: { stream: { write: (line: string) => void lines.push(line) } },
+    });
+    try {
+      const res = await app.inject({
+        url: '/api/plcs/ads-err/variables/MAIN.nA',
+        headers: bearer(await mintToken()),
+      });
+      assert.equal(res.statusCode, 502);
+      const failed = lines.filter((l) => l.includes('request failed'));
+      assert.equal(failed.length, 1, lines.join(''));
+      const line = failed[0] ?? '';
+      assert.equal(line.split('"msg":').length - 1, 1, line);
+      assert.equal(line.split('ADS_ERROR from the driver').length - 1, 1, line);
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      assert.equal(parsed.msg, 'request failed');
+      assert.equal(parsed.error, 'ADS_ERROR from the driver');
+      assert.equal(parsed.code, 'ADS_ERROR');
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -31,6 +31,11 @@ export function busStatus(
   return { status: 'Healthy', reason: 'every master and slave in OP' };
 }
 
+/** A slave a technician should look at: not in OP, in error, its link not ok, or over the CRC threshold. */
+export function needsAttention(s: EtherCatSlaveReading, threshold: number): boolean {
+  return s.state !== 'OP' || s.error || s.link !== 'ok' || crcTotal(s) > threshold;
+}
+
 export const worst = (a: BusStatus, b: BusStatus): BusStatus => {
   const rank = { Healthy: 0, Degraded: 1, Unhealthy: 2 } as const;
   return rank[a] >= rank[b] ? a : b;

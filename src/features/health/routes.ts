@@ -15,7 +15,7 @@ const HealthReport = Type.Object({
       description: Type.String(),
       data: Type.Record(Type.String(), Type.Unknown(), {
         description:
-          'plc-connectivity: connection state by plcId; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases',
+          'plc-connectivity: connection state by plcId, and `<plcId>.lastError` (`<code>: <message>`) while one is not connected; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases',
       }),
     }),
   ),

@@ -7,6 +7,7 @@ export interface HealthCheck {
   name: string;
   status: HealthStatus;
   description: string;
+  /** plc-connectivity: `<plcId>` the connection state, `<plcId>.lastError` `<code>: <message>` while not connected. */
   data: Record<string, unknown>;
 }
 
@@ -25,10 +26,16 @@ export function httpStatusOf(status: HealthStatus): 200 | 503 {
  * configured there is nothing to be unreachable, so the gateway is Healthy.
  */
 export function plcConnectivity(targets: readonly PlcTarget[]): HealthCheck {
-  const data: Record<string, ConnectionState> = {};
-  for (const t of targets) data[t.id] = t.connectionState();
+  const data: Record<string, string> = {};
+  let connected = 0;
+  for (const t of targets) {
+    const state: ConnectionState = t.connectionState();
+    data[t.id] = state;
+    if (state === 'Connected') connected++;
+    const failure = t.lastError();
+    if (failure && state !== 'Connected') data[`${t.id}.lastError`] = `${failure.code}: ${failure.message}`;
+  }
   const total = targets.length;
-  const connected = Object.values(data).filter((s) => s === 'Connected').length;
   const status: HealthStatus = connected === total ? 'Healthy' : connected === 0 ? 'Unhealthy' : 'Degraded';
   const description =
     total === 0 ? 'No PLC targets are configured.' : `${connected} of ${total} PLC targets connected.`;

@@ -22,7 +22,20 @@ const AdsStateSchema = Type.Unsafe<AdsState>({
   description: 'ADS state; present when connected and readable',
 });
 
-const PlcStatus = Type.Object({ ...PlcSummary.properties, adsState: Type.Optional(AdsStateSchema) });
+const LastError = Type.Object(
+  {
+    code: Type.String(),
+    message: Type.String(),
+    since: Type.String({ format: 'date-time', description: 'When this cause was first seen' }),
+  },
+  { description: 'Why the PLC is not connected; present only while not Connected' },
+);
+
+const PlcStatus = Type.Object({
+  ...PlcSummary.properties,
+  adsState: Type.Optional(AdsStateSchema),
+  lastError: Type.Optional(LastError),
+});
 
 export const plcsRoutes: FeaturePlugin = (app, { registry }) => {
   app.get(

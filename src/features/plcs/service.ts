@@ -12,6 +12,8 @@ export interface PlcSummary {
 export interface PlcStatus extends PlcSummary {
   /** Present only when connected and the read succeeded. */
   adsState?: AdsState;
+  /** Why the target is not connected, while it is not. */
+  lastError?: { code: string; message: string; since: string };
 }
 
 export function summarize(target: PlcTarget): PlcSummary {
@@ -39,7 +41,12 @@ export function listPlcs(targets: readonly PlcTarget[], canAccess: (plcId: strin
  */
 export async function plcStatus(target: PlcTarget, onReadError: (err: unknown) => void): Promise<PlcStatus> {
   const summary = summarize(target);
-  if (!summary.isConnected) return summary;
+  if (!summary.isConnected) {
+    const failure = target.lastError();
+    if (!failure) return summary;
+    const { code, message, since } = failure;
+    return { ...summary, lastError: { code, message, since: since.toISOString() } };
+  }
   try {
     const { state } = await target.deviceState();
     return { ...summary, adsState: state };

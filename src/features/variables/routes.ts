@@ -22,6 +22,20 @@ const VariableValue = Type.Object({
   timestamp: Type.String({ format: 'date-time', description: 'When the value was sampled, ISO 8601 UTC' }),
 });
 
+const WrittenValue = Type.Object({
+  symbol: Type.String(),
+  value: AnyValue,
+  typeName: Type.Union([Type.String(), Type.Null()]),
+  timestamp: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'When the value read back was sampled; null when it could not be read back',
+  }),
+  readBackError: Type.Optional(
+    Type.Object(ErrorBody.properties, {
+      description: 'The write landed but reading it back failed: value, typeName and timestamp are null',
+    }),
+  ),
+});
+
 const BatchReadEntry = Type.Object({
   symbol: Type.String(),
   value: AnyValue,
@@ -96,10 +110,10 @@ export const variablesRoutes: FeaturePlugin = (app, _context) => {
     {
       schema: {
         tags: ['Variables'],
-        summary: 'Write one variable; answers the value read back',
+        summary: 'Write one variable; answers the value read back (or readBackError)',
         params: PathParams,
         body: Type.Object({ value: AnyValue }),
-        response: envelopeResponses(VariableValue),
+        response: envelopeResponses(WrittenValue),
       },
       config: { ...writeConfig, audit: auditParam('variable.write', 'path') },
     },

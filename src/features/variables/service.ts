@@ -1,6 +1,6 @@
 // Variable reads and writes through the port: one path or a batch of at most 100, per-path errors in batches.
 // Values are JSON-safe as the port defines them; the driver validates writes against the PLC type.
-import { AppError } from '../../errors.ts';
+import { AppError, isAppError } from '../../errors.ts';
 import type { BatchReadItem, PlcTarget, PlcValue } from '../../targets/target.ts';
 
 export const maxBatchPaths = 100;
@@ -49,25 +49,42 @@ export async function readVariables(
   return { values };
 }
 
+/** A write's answer: the value read back, or (the write having landed) why it could not be read back. */
+export type WrittenValue =
+  VariableValue | { symbol: string; value: null; typeName: null; timestamp: null; readBackError: ItemError };
+
 /** A write's answer plus the value it replaced, for the audit trail. */
 export interface Written<T> {
   result: T;
   /** By path: the value before the write (absent where it could not be read). */
   oldValues: Record<string, PlcValue>;
-  /** By path: the value read back after the write, for the paths written. */
+  /** By path: the value read back after the write, for the paths written and read back. */
   newValues: Record<string, PlcValue>;
 }
 
-/** Writes, then answers the value read back: what the PLC holds now, in the same form a read gives. */
+/**
+ * Writes, then answers the value read back: what the PLC holds now, in the same form a read gives. A
+ * failed read-back does not fail the write that landed (a 5xx would invite a retry): it is reported beside it.
+ */
 export async function writeVariable(
   target: PlcTarget,
   path: string,
   value: unknown,
-): Promise<Written<VariableValue>> {
-  const before = await target.read(path);
+): Promise<Written<WrittenValue>> {
+  const oldValues = await valueBefore(target, path);
   await target.write(path, value);
-  const result = await readVariable(target, path);
-  return { result, oldValues: { [path]: before.value }, newValues: { [path]: result.value } };
+  try {
+    const result = await readVariable(target, path);
+    return { result, oldValues, newValues: { [path]: result.value } };
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    const readBackError = { code: err.code, message: err.message };
+    return {
+      result: { symbol: path, value: null, typeName: null, timestamp: null, readBackError },
+      oldValues,
+      newValues: {},
+    };
+  }
 }
 
 /** Every path validated by the driver; a bad value fails its own path only. */
@@ -91,6 +108,16 @@ export async function writeVariables(
   const written = paths.filter((path) => results[path]?.written === true);
   const newValues = written.length ? valuesOf(written, await target.readMany(written)) : {};
   return { result: { results }, oldValues, newValues };
+}
+
+/** The value a write replaces, for the audit; one that cannot be read does not stop the write (as in batches). */
+async function valueBefore(target: PlcTarget, path: string): Promise<Record<string, PlcValue>> {
+  try {
+    return { [path]: (await target.read(path)).value };
+  } catch (err) {
+    if (!isAppError(err)) throw err;
+    return {};
+  }
 }
 
 function valuesOf(paths: readonly string[], items: readonly BatchReadItem[]): Record<string, PlcValue> {

@@ -108,6 +108,9 @@ export const adsStateNames = [
   'Resume',
   'Config',
   'Reconfig',
+  'Stopping',
+  'Incompatible',
+  'Exception',
 ] as const;
 export type AdsStateName = (typeof adsStateNames)[number];
 

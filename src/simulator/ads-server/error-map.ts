@@ -1,21 +1,13 @@
 // Maps what a service throws (AdsError, the engine's AppError, anything else) to the ADS result code.
 
-import { isAppError, type ErrorCode } from '../../errors.ts';
+import { isAppError } from '../../errors.ts';
 import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
-
-const byAppCode: Partial<Record<ErrorCode, number>> = {
-  SYMBOL_NOT_FOUND: AdsErrorCode.SymbolNotFound,
-  TYPE_NOT_FOUND: AdsErrorCode.SymbolNotFound,
-  FILE_NOT_FOUND: AdsErrorCode.NotFound,
-  TYPE_MISMATCH: AdsErrorCode.InvalidData,
-  VALIDATION_ERROR: AdsErrorCode.InvalidParameter,
-  ADS_ERROR: AdsErrorCode.ServiceNotSupported,
-};
+import { adsCodeForError } from '../../plc/ads/error-map.ts';
 
 /** The ADS result code for a failure; unexpected errors become "general device error" (1792). */
 export function adsCodeOf(err: unknown): number {
   if (err instanceof AdsError) return err.code;
-  if (isAppError(err)) return byAppCode[err.code] ?? AdsErrorCode.DeviceError;
+  if (isAppError(err)) return adsCodeForError(err.code);
   return AdsErrorCode.DeviceError;
 }
 

@@ -34,6 +34,9 @@ export interface EnumMemberDecl {
   value: number;
 }
 
+/** Derived types (STRING(n), ARRAY ...) remembered once the program is built: callers may name any number. */
+export const derivedTypeLimit = 1024;
+
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const typeIdentifier = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
@@ -48,8 +51,18 @@ export class TypeRegistry {
     const known = this.#declared.get(ref.trim().toUpperCase()) ?? this.#derived.get(ref.trim().toUpperCase());
     if (known) return known;
     const type = this.#build(parseTypeName(ref));
-    if (type.kind === 'array' || type.kind === 'string') this.#derived.set(type.name.toUpperCase(), type);
+    // Every type the program uses is resolved before it is sealed; names asked for later are only
+    // remembered up to the limit, so a caller naming ever new types cannot grow the registry.
+    const remember = !this.#sealed || this.#derived.size < derivedTypeLimit;
+    if (remember && (type.kind === 'array' || type.kind === 'string')) {
+      this.#derived.set(type.name.toUpperCase(), type);
+    }
     return type;
+  }
+
+  /** Derived types remembered (diagnostics). */
+  get derivedCount(): number {
+    return this.#derived.size;
   }
 
   /** Like resolve, but undefined instead of an error. */

@@ -1,50 +1,60 @@
 // ADS failures -> catalog errors: ADS code and text in the message, timeouts and lost links told apart.
 import { AppError, isAppError } from '../../errors.ts';
-import { AdsErrorCode, adsErrorText } from '../../plc/ads/error-codes.ts';
+import { adsErrorText } from '../../plc/ads/error-codes.ts';
+import { errorForAdsCode } from '../../plc/ads/error-map.ts';
+import { noAnswerCode } from './timed-client.ts';
 
-/** What a failed ads-client call tells us, without its (internal, unstable) message text. */
+/** A sub-command of a sum request failed with `code`: classified like a failed single request. */
+export class AdsCodeError extends Error {
+  readonly adsError: { errorCode: number };
+
+  constructor(code: number) {
+    super(`ADS error ${code}`);
+    this.adsError = { errorCode: code };
+  }
+}
+
+/** What a failed ads-client call tells us, by its ADS code alone (never by its message text). */
 export interface AdsFailure {
-  kind: 'ads' | 'timeout' | 'unavailable' | 'other';
+  kind: 'ads' | 'timeout' | 'other';
   /** The ADS (or AMS) result code, for kind 'ads'. */
   code?: number;
 }
 
 interface ClientErrorShape {
   adsError?: { errorCode?: unknown };
-  trace?: unknown;
-  message?: unknown;
+  errorCode?: unknown;
 }
 
-/** Classifies an error thrown by ads-client (ClientError: an ADS code, a timeout, or no connection). */
+/** Classifies an error thrown by ads-client (ClientError) or by our call wrapper. */
 export function classify(err: unknown): AdsFailure {
   const e = (typeof err === 'object' && err !== null ? err : {}) as ClientErrorShape;
-  const code = e.adsError?.errorCode;
-  if (typeof code === 'number' && code > 0) {
-    return code === AdsErrorCode.Timeout ? { kind: 'timeout', code } : { kind: 'ads', code };
-  }
-  const texts = [
-    ...(Array.isArray(e.trace) ? (e.trace as unknown[]).map(String) : []),
-    typeof e.message === 'string' ? e.message : '',
-  ].join('\n');
-  if (/timeout/i.test(texts)) return { kind: 'timeout' };
-  if (/not connected|socket is not available|socket (?:closed|ended)|connection/i.test(texts)) {
-    return { kind: 'unavailable' };
-  }
+  // Our own timer's rejection reaches here bare or wrapped in ads-client's ClientError.
+  const code = e.adsError?.errorCode ?? e.errorCode;
+  if (code === noAnswerCode) return { kind: 'timeout' };
+  if (typeof code === 'number' && code > 0) return { kind: 'ads', code };
   return { kind: 'other' };
 }
 
 /** The ADS result code of a failure, or undefined when it carried none. */
 export function adsCodeOf(err: unknown): number | undefined {
-  const f = classify(err);
-  return f.kind === 'ads' || f.kind === 'timeout' ? f.code : undefined;
+  return classify(err).code;
 }
 
+/** The catalog error for ADS code `code`, by the table shared with the simulator's ADS server. */
 export function adsError(code: number, what: string): AppError {
-  if (code === AdsErrorCode.SymbolNotFound)
-    return new AppError('SYMBOL_NOT_FOUND', `${what}: symbol not found.`);
-  if (code === AdsErrorCode.Timeout)
-    return new AppError('ADS_TIMEOUT', `${what}: the PLC did not answer in time.`);
-  return new AppError('ADS_ERROR', `${what}: ADS error ${code} (${lowerFirst(adsErrorText(code))}).`);
+  const { error } = errorForAdsCode(code);
+  const text = `ADS error ${code} (${lowerFirst(adsErrorText(code))})`;
+  switch (error) {
+    case 'SYMBOL_NOT_FOUND':
+      return new AppError(error, `${what}: symbol not found.`);
+    case 'ADS_TIMEOUT':
+      return new AppError(error, `${what}: the PLC did not answer in time (${text}).`);
+    case 'ADS_ERROR':
+      return new AppError(error, `${what}: ${text}.`);
+    default:
+      return new AppError(error, `${what}: the PLC refused it with ${text}.`);
+  }
 }
 
 /**
@@ -59,8 +69,6 @@ export function toAppError(err: unknown, what: string, plcId: string): AppError 
       return adsError(f.code ?? 0, what);
     case 'timeout':
       return new AppError('ADS_TIMEOUT', `${what}: PLC '${plcId}' did not answer in time.`);
-    case 'unavailable':
-      return new AppError('PLC_UNAVAILABLE', `PLC '${plcId}' is not connected.`);
     case 'other':
       return new AppError('ADS_ERROR', `${what}: the ADS request failed.`);
   }

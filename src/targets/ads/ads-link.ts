@@ -1,8 +1,8 @@
 // The one ADS connection of a PLC: connect, watch, and reconnect with capped exponential backoff and jitter.
-import { Client } from 'ads-client';
 import type { ConnectionListener, ConnectionState } from '../target.ts';
 import { backoffDelay } from './backoff.ts';
 import { Session } from './link-session.ts';
+import { TimedClient } from './timed-client.ts';
 import type { AdsLinkSettings } from './settings.ts';
 
 export interface LinkHooks {
@@ -10,6 +10,8 @@ export interface LinkHooks {
   onSession(session: Session): void;
   /** The PLC program was downloaded again (symbol version changed to `version`) on a live connection. */
   onSymbolVersionChange(session: Session, version: number): void;
+  /** A connection attempt failed (the loop retries after its backoff). */
+  onConnectFailed(err: unknown): void;
 }
 
 const noop = (): void => undefined;
@@ -23,6 +25,7 @@ export class AdsLink {
   #state: ConnectionState = 'Disconnected';
   #session: Session | undefined;
   #ids = 0;
+  #attempts = 0;
   #closed = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
@@ -36,6 +39,11 @@ export class AdsLink {
 
   get state(): ConnectionState {
     return this.#state;
+  }
+
+  /** Connection attempts made so far (diagnostics). */
+  get attempts(): number {
+    return this.#attempts;
   }
 
   /** The live session, if connected. */
@@ -101,7 +109,8 @@ export class AdsLink {
       let session: Session;
       try {
         session = await this.#connectOnce();
-      } catch {
+      } catch (err) {
+        if (!this.#closed) this.#hooks.onConnectFailed(err);
         firstAttemptDone();
         if (this.#closed) break;
         await this.#sleep(backoffDelay(failures++, this.#settings.backoff, this.#settings.random));
@@ -131,25 +140,29 @@ export class AdsLink {
   }
 
   async #connectOnce(): Promise<Session> {
+    this.#attempts++;
     const s = this.#settings;
-    const client = new Client({
-      targetAmsNetId: s.targetNetId,
-      targetAdsPort: s.targetPort,
-      routerAddress: s.host,
-      routerTcpPort: s.tcpPort,
-      ...(s.localNetId ? { localAmsNetId: s.localNetId } : {}),
-      ...(s.localAdsPort ? { localAdsPort: s.localAdsPort } : {}),
-      timeoutDelay: s.timeoutMs,
-      // Reconnecting is ours: a fresh client per connection, our own backoff, our own subscription map.
-      autoReconnect: false,
-      hideConsoleWarnings: true,
-      connectionCheckInterval: s.connectionCheckIntervalMs,
-      connectionDownDelay: s.connectionDownDelayMs,
-      readAndCacheSymbols: false,
-      readAndCacheDataTypes: false,
-      deleteUnknownSubscriptions: true,
-    });
-    const session = new Session(++this.#ids, client, s.plcId, s.timeoutMs);
+    const client = new TimedClient(
+      {
+        targetAmsNetId: s.targetNetId,
+        targetAdsPort: s.targetPort,
+        routerAddress: s.host,
+        routerTcpPort: s.tcpPort,
+        ...(s.localNetId ? { localAmsNetId: s.localNetId } : {}),
+        ...(s.localAdsPort ? { localAdsPort: s.localAdsPort } : {}),
+        timeoutDelay: s.timeoutMs,
+        // Reconnecting is ours: a fresh client per connection, our own backoff, our own subscription map.
+        autoReconnect: false,
+        hideConsoleWarnings: true,
+        connectionCheckInterval: s.connectionCheckIntervalMs,
+        connectionDownDelay: s.connectionDownDelayMs,
+        readAndCacheSymbols: false,
+        readAndCacheDataTypes: false,
+        deleteUnknownSubscriptions: true,
+      },
+      s.symbolBrowseTimeoutMs,
+    );
+    const session = new Session(++this.#ids, client, s.plcId);
     client.on('connectionLost', () => session.end());
     client.on('plcSymbolVersionChange', (version, previous) => {
       if (previous !== undefined && version !== previous && session.alive) {
@@ -211,7 +224,7 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
  * (close() while a silent peer holds the connect) would keep the process alive for up to TimeoutMs. The
  * client is discarded: its requests will never be answered, and nobody waits on them.
  */
-function forgetPendingRequests(client: Client): void {
+function forgetPendingRequests(client: TimedClient): void {
   const pending = (
     client as unknown as { activeAdsRequests?: Record<string, { timeoutTimerHandle?: NodeJS.Timeout }> }
   ).activeAdsRequests;

@@ -3,8 +3,7 @@
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
 import { perItem } from '../batch-item.ts';
-import { encode, encodeOver, type PlcType } from '../../plc/index.ts';
-import { NonMemberNotes, silentLog } from '../enum-notes.ts';
+import { NonMemberNotes } from '../enum-notes.ts';
 import {
   adsStates,
   type AdsState,
@@ -23,20 +22,35 @@ import {
   type Subscription,
   type SymbolNode,
   type MethodArguments,
+  type TargetError,
   type TargetLog,
 } from '../target.ts';
 import { AdsLink } from './ads-link.ts';
 import { AdsFiles } from './files.ts';
 import { AdsEtherCat } from './ads-ethercat.ts';
 import type { EtherCatPort } from '../ethercat-port.ts';
-import { watchOnlineChanges } from './online-change.ts';
+import { OnlineChangeWatch } from './online-change.ts';
+import { connectFailure } from './connect-failure.ts';
+import { toAppError } from './ads-errors.ts';
+import { FailureLog, silentLog } from '../failure-log.ts';
+import { toPlcClock } from '../plc-clock.ts';
 import { findMethodTarget, packInputs, resultSize, unpackResult } from './rpc.ts';
 import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import { SubscriptionManager } from './subscriptions.ts';
 import { MetadataCache } from './metadata-cache.ts';
 import type { SymbolAddress } from './symbol-table.ts';
-import { decodeValue, itemError, readMany, readRaw, writeMany, writeRaw } from './value-io.ts';
+import {
+  decodeValue,
+  itemError,
+  rangeWrites,
+  readMany,
+  readRaw,
+  writeAll,
+  writeMany,
+  type RawWrite,
+} from './value-io.ts';
+import { writeRanges } from './write-ranges.ts';
 
 const controlStates = { Run: 5, Stop: 6, Reset: 2 } as const;
 const SymbolValueByHandle = 0xf005;
@@ -52,22 +66,29 @@ export class AdsTarget implements PlcTarget {
   readonly #subscriptions: SubscriptionManager;
   readonly #metadata: MetadataCache;
   readonly #log: TargetLog;
+  readonly #failures: FailureLog;
+  readonly #onlineChanges: OnlineChangeWatch;
 
+  /** `log` is bound to the target's plcId here. */
   constructor(id: string, displayName: string, settings: AdsLinkSettings, log: TargetLog = silentLog) {
     this.id = id;
     this.displayName = displayName;
     this.#settings = settings;
-    this.#log = log;
+    this.#log = log.child({ plcId: id });
+    this.#failures = new FailureLog(this.#log, settings.now);
     this.#metadata = new MetadataCache(settings);
+    this.#onlineChanges = new OnlineChangeWatch((s) => void this.#onlineChanged(s));
     this.#link = new AdsLink(settings, {
       onSession: (session) => void this.#connected(session),
       onSymbolVersionChange: (session, version) => void this.#downloaded(session, version),
+      onConnectFailed: (err) => void this.#connectFailed(err),
     });
     this.#subscriptions = new SubscriptionManager(
       {
         session: () => this.#link.session,
         table: (s) => this.#metadata.table(s),
         retry: (s) => this.#link.drop(s),
+        failed: (what, err) => this.#swallowed(what, err),
       },
       settings,
     );
@@ -88,11 +109,24 @@ export class AdsTarget implements PlcTarget {
    * Notifications in use, subscriptions polled beyond the budget, and how often the symbol table was
    * uploaded (once per connection, program download or online change).
    */
-  get diagnostics(): { notifications: number; polled: number; symbolUploads: number } {
+  get diagnostics(): {
+    notifications: number;
+    polled: number;
+    symbolUploads: number;
+    onlineChangeWatch: boolean;
+    onlineChanges: number;
+    connectAttempts: number;
+    derivedTypes: number;
+  } {
+    const session = this.#link.session;
     return {
+      derivedTypes: session ? this.#metadata.derivedTypes(session) : 0,
+      connectAttempts: this.#link.attempts,
       notifications: this.#subscriptions.notificationCount,
       polled: this.#subscriptions.polledCount,
       symbolUploads: this.#metadata.symbolUploads,
+      onlineChangeWatch: this.#onlineChanges.armed,
+      onlineChanges: this.#onlineChanges.changes,
     };
   }
 
@@ -107,6 +141,10 @@ export class AdsTarget implements PlcTarget {
 
   connectionState(): ConnectionState {
     return this.#link.state;
+  }
+
+  lastError(): TargetError | undefined {
+    return this.#link.state === 'Connected' ? undefined : this.#failures.lastError;
   }
 
   onConnectionState(listener: ConnectionListener): () => void {
@@ -168,7 +206,7 @@ export class AdsTarget implements PlcTarget {
       const data = await readRaw(client, a);
       return {
         symbol: path,
-        value: decodeValue(a.type, data, a.path),
+        value: decodeValue(a.type, data, a.path, this.#settings.plcClock),
         typeName: a.type.name,
         timestamp: new Date(this.#settings.now()),
       };
@@ -199,7 +237,9 @@ export class AdsTarget implements PlcTarget {
           out[index] = { symbol: path, error: itemError(r.code, path) };
           return;
         }
-        const decoded = perItem(path, () => decodeValue(address.type, r.data, address.path));
+        const decoded = perItem(path, () =>
+          decodeValue(address.type, r.data, address.path, this.#settings.plcClock),
+        );
         out[index] =
           'error' in decoded
             ? decoded
@@ -214,42 +254,42 @@ export class AdsTarget implements PlcTarget {
       const a = (await this.#metadata.table(session)).resolve(path);
       // Validated in full before anything reaches the PLC: TYPE_MISMATCH leaves it untouched.
       const notes = new NonMemberNotes();
-      let bytes = encode(a.type, value, a.path, notes.sink);
-      if (isComposite(a.type)) bytes = encodeOver(a.type, await readRaw(client, a), value, a.path);
-      await writeRaw(client, a, bytes);
-      notes.report(this.#log, this.id);
+      const plcValue = toPlcClock(a.type, value, this.#settings.plcClock);
+      const writes = rangeWrites(a, writeRanges(a.type, plcValue, a.path, notes.sink));
+      await writeAll(client, writes, this.#settings.batchLimits);
+      notes.report(this.#log);
     });
   }
 
-  /** Each item is validated before anything is written; a bad item fails alone. */
+  /** Each item is validated before anything is written; a bad item fails alone. One sum write for all. */
   writeMany(values: ReadonlyArray<{ symbol: string; value: unknown }>): Promise<BatchWriteItem[]> {
     return this.#use('Writing symbols', async (session, client) => {
       const table = await this.#metadata.table(session);
       const out: BatchWriteItem[] = new Array<BatchWriteItem>(values.length);
-      const prepared: Array<{
-        index: number;
-        address: SymbolAddress;
-        bytes: Buffer;
-        value: unknown;
-        notes: NonMemberNotes;
-      }> = [];
+      const prepared: Array<{ index: number; writes: RawWrite[]; notes: NonMemberNotes }> = [];
       values.forEach(({ symbol, value }, index) => {
         const notes = new NonMemberNotes();
         const r = perItem(symbol, () => {
           const address = table.resolve(symbol);
-          return { address, bytes: encode(address.type, value, address.path, notes.sink) };
+          const plcValue = toPlcClock(address.type, value, this.#settings.plcClock);
+          return rangeWrites(address, writeRanges(address.type, plcValue, address.path, notes.sink));
         });
         if ('error' in r) out[index] = r;
-        else prepared.push({ index, ...r.value, value, notes });
+        else prepared.push({ index, writes: r.value, notes });
       });
-      await this.#mergeComposites(client, prepared);
-      const codes = await writeMany(client, prepared, this.#settings.batchLimits);
-      prepared.forEach(({ index, notes }, k) => {
+      const codes = await writeMany(
+        client,
+        prepared.flatMap((p) => p.writes),
+        this.#settings.batchLimits,
+      );
+      let k = 0;
+      for (const { index, writes, notes } of prepared) {
         const symbol = values[index]?.symbol ?? '';
-        const code = codes[k] ?? 0;
+        const code = codes.slice(k, k + writes.length).find((c) => c !== 0) ?? 0;
+        k += writes.length;
         out[index] = code === 0 ? { symbol } : { symbol, error: itemError(code, symbol) };
-        if (code === 0) notes.report(this.#log, this.id);
-      });
+        if (code === 0) notes.report(this.#log);
+      }
       return out;
     });
   }
@@ -277,34 +317,6 @@ export class AdsTarget implements PlcTarget {
     return this.#subscriptions.subscribe(path, options);
   }
 
-  /**
-   * Partial struct values keep the members they omit: merge them over the PLC's current bytes, with the
-   * batch's earlier items applied first, so the batch lands as if written one after the other.
-   */
-  async #mergeComposites(
-    client: Client,
-    items: Array<{ address: SymbolAddress; bytes: Buffer; value: unknown }>,
-  ): Promise<void> {
-    const composite = items.filter((i) => isComposite(i.address.type));
-    if (composite.length === 0) return;
-    const current = await readMany(
-      client,
-      composite.map((i) => i.address),
-      this.#settings.batchLimits,
-    );
-    composite.forEach((item, k) => {
-      const r = current[k];
-      if (!r?.ok) return;
-      const a = item.address;
-      const base = Buffer.from(r.data.subarray(0, a.size));
-      for (const earlier of items) {
-        if (earlier === item) break;
-        overlay(base, a, earlier.address, earlier.bytes);
-      }
-      item.bytes = encodeOver(a.type, base, item.value, a.path);
-    });
-  }
-
   #use<T>(what: string, fn: (session: Session, client: Client) => Promise<T>): Promise<T> {
     const session = this.#link.session;
     if (!session) {
@@ -314,8 +326,29 @@ export class AdsTarget implements PlcTarget {
   }
 
   async #connected(session: Session): Promise<void> {
-    await watchOnlineChanges(session, (s) => void this.#onlineChanged(s)).catch(() => undefined);
-    await this.#subscriptions.restore(session).catch(() => undefined);
+    this.#failures.recovered();
+    await this.#onlineChanges.arm(session).catch((err) => this.#swallowed('Watching online changes', err));
+    await this.#subscriptions
+      .restore(session)
+      .catch((err) => this.#swallowed('Restoring subscriptions', err));
+  }
+
+  async #connectFailed(err: unknown): Promise<void> {
+    const s = this.#settings;
+    const error = await connectFailure(err, {
+      plcId: this.id,
+      host: s.host,
+      tcpPort: s.tcpPort,
+      netId: s.targetNetId,
+      timeoutMs: s.timeoutMs,
+    });
+    if (this.#link.state !== 'Connected') this.#failures.failed('Connecting', error, true);
+  }
+
+  /** A failure nobody awaits: logged once per distinct cause. */
+  #swallowed(what: string, err: unknown): void {
+    const e = toAppError(err, what, this.id);
+    this.#failures.failed(what, { code: e.code, message: e.message });
   }
 
   /** Explicit target: ads-client then leaves the version (and its download handling) to the notification. */
@@ -326,28 +359,25 @@ export class AdsTarget implements PlcTarget {
   async #downloaded(session: Session, version: number): Promise<void> {
     // symbols() may have seen this version first and uploaded it already.
     if (!this.#metadata.holds(session, version)) this.#metadata.flush(session);
-    await this.#subscriptions.symbolVersionChanged(session).catch(() => undefined);
+    // The download deletes every notification of the connection, the counter's among them: watch it again.
+    this.#onlineChanges.forget();
+    await this.#subscriptions
+      .symbolVersionChanged(session)
+      .catch((err) => this.#swallowed('Rebinding subscriptions after a download', err));
+    if (!session.alive) return;
+    await this.#onlineChanges
+      .arm(session)
+      .catch((err) => this.#swallowed('Watching online changes after a download', err));
   }
 
   async #onlineChanged(session: Session): Promise<void> {
     this.#metadata.flush(session);
-    await this.#subscriptions.onlineChanged(session).catch(() => undefined);
+    await this.#subscriptions
+      .onlineChanged(session)
+      .catch((err) => this.#swallowed('Rebinding subscriptions after an online change', err));
   }
 }
 
 function stateName(n: number): AdsState {
   return adsStates[n] ?? 'Invalid';
-}
-
-/** Copies the part of an earlier write that falls inside `target`'s range into `base`. */
-function overlay(base: Buffer, target: SymbolAddress, source: SymbolAddress, bytes: Buffer): void {
-  if (source.indexGroup !== target.indexGroup) return;
-  const from = Math.max(source.indexOffset, target.indexOffset);
-  const to = Math.min(source.indexOffset + bytes.length, target.indexOffset + target.size);
-  if (from >= to) return;
-  bytes.copy(base, from - target.indexOffset, from - source.indexOffset, to - source.indexOffset);
-}
-
-function isComposite(type: PlcType): boolean {
-  return type.kind === 'struct' || type.kind === 'array';
 }

@@ -9,17 +9,14 @@ export class Session {
   readonly plcId: string;
   /** Resolves when the connection ends (lost or closed). */
   readonly ended: Promise<void>;
-  readonly #timeoutMs: number;
   readonly #onEnd = new Set<() => void>();
   #resolveEnded: () => void = () => undefined;
   #alive = true;
-  #longCalls = 0;
 
-  constructor(id: number, client: Client, plcId: string, timeoutMs: number) {
+  constructor(id: number, client: Client, plcId: string) {
     this.id = id;
     this.client = client;
     this.plcId = plcId;
-    this.#timeoutMs = timeoutMs;
     this.ended = new Promise((resolve) => {
       this.#resolveEnded = resolve;
     });
@@ -46,33 +43,33 @@ export class Session {
    * Runs ADS calls on this connection. A lost connection fails the call at once with PLC_UNAVAILABLE
    * (instead of waiting for its timeout); ADS failures become catalog errors named after `what`.
    */
-  async run<T>(what: string, fn: (client: Client) => Promise<T>): Promise<T> {
-    if (!this.#alive) throw this.unavailable();
-    let onEnd: (() => void) | undefined;
-    const lost = new Promise<never>((_, reject) => {
-      onEnd = () => reject(this.unavailable());
-      this.#onEnd.add(onEnd);
+  run<T>(what: string, fn: (client: Client) => Promise<T>): Promise<T> {
+    if (!this.#alive) return Promise.reject(this.unavailable());
+    return new Promise<T>((resolve, reject) => {
+      const lost = (): void => reject(this.unavailable());
+      this.#onEnd.add(lost);
+      let work: Promise<T>;
+      try {
+        work = fn(this.client);
+      } catch (err) {
+        work = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+      work.then(
+        (value) => {
+          this.#onEnd.delete(lost);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.#onEnd.delete(lost);
+          reject(this.#failure(err, what));
+        },
+      );
     });
-    const work = fn(this.client);
-    work.catch(() => undefined);
-    try {
-      return await Promise.race([work, lost]);
-    } catch (err) {
-      throw this.#alive ? toAppError(err, what, this.plcId) : this.unavailable();
-    } finally {
-      if (onEnd) this.#onEnd.delete(onEnd);
-    }
   }
 
-  /** Symbol and type uploads can take far longer than one request: widen the timeout while they run. */
-  async long<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
-    this.#longCalls++;
-    this.client.settings.timeoutDelay = Math.max(timeoutMs, this.#timeoutMs);
-    try {
-      return await fn();
-    } finally {
-      this.#longCalls--;
-      if (this.#longCalls === 0) this.client.settings.timeoutDelay = this.#timeoutMs;
-    }
+  #failure(err: unknown, what: string): AppError {
+    // A client that lost its socket says so by its state, not by a message worth parsing.
+    const connected = this.#alive && this.client.connection.connected;
+    return connected ? toAppError(err, what, this.plcId) : this.unavailable();
   }
 }

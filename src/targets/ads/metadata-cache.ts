@@ -10,11 +10,14 @@ import { TypeCatalog } from './type-catalog.ts';
 /** Enum answers and the type upload they are resolved from, both fixed at the first enum request. */
 interface EnumCache {
   types: Promise<TypeCatalog> | undefined;
+  catalog?: TypeCatalog;
   members: Map<string, EnumMembers>;
 }
 
 interface ConnectionCache {
   types?: Promise<TypeCatalog>;
+  /** The type upload once loaded. */
+  catalog?: TypeCatalog;
   table?: Promise<SymbolTable>;
   files: LinkFileState;
   /** The PLC's symbol version the uploads belong to, when known. */
@@ -53,11 +56,9 @@ export class MetadataCache {
   types(session: Session): Promise<TypeCatalog> {
     const cache = this.of(session);
     if (!cache.types) {
-      const loading = session
-        .long(this.#settings.symbolBrowseTimeoutMs, () =>
-          session.client.getDataTypes(false, this.#ownTarget()),
-        )
-        .then((types) => new TypeCatalog(Object.values(types)));
+      const loading = session.client
+        .getDataTypes(false, this.#ownTarget())
+        .then((types) => (cache.catalog = new TypeCatalog(Object.values(types))));
       cache.types = loading;
       loading.catch(() => {
         if (cache.types === loading) delete cache.types;
@@ -81,7 +82,7 @@ export class MetadataCache {
       members: own.members,
       types: () => {
         if (!own.types) {
-          const loading = this.types(session);
+          const loading = this.types(session).then((catalog) => (own.catalog = catalog));
           own.types = loading;
           loading.catch(() => {
             if (own.types === loading) own.types = undefined;
@@ -90,6 +91,14 @@ export class MetadataCache {
         return own.types;
       },
     };
+  }
+
+  /** Derived types remembered by the catalogs `session` holds (diagnostics). */
+  derivedTypes(session: Session): number {
+    const catalogs = new Set([this.#caches.get(session)?.catalog, this.#enums.get(session)?.catalog]);
+    let n = 0;
+    for (const c of catalogs) n += c?.derivedCount ?? 0;
+    return n;
   }
 
   /** Whether the uploads of `session` belong to symbol version `version` (a notice of it needs no flush). */
@@ -115,9 +124,7 @@ export class MetadataCache {
       cache.symbolVersion = version ?? session.client.metaData.plcSymbolVersion;
       const loading = (async () => {
         const types = await this.types(session);
-        const symbols = await session.long(this.#settings.symbolBrowseTimeoutMs, () =>
-          session.client.getSymbols(this.#ownTarget()),
-        );
+        const symbols = await session.client.getSymbols(this.#ownTarget());
         this.#symbolUploads++;
         return new SymbolTable(Object.values(symbols), types);
       })();

@@ -13,6 +13,8 @@ export interface PolledEntry {
 /** The live connection to poll on, if any. */
 export interface PollHost {
   session(): Session | undefined;
+  /** A poll failed (it is retried next period): the target logs it. */
+  failed(what: string, err: unknown): void;
 }
 
 export class Poller<Entry extends PolledEntry> {
@@ -91,8 +93,9 @@ export class Poller<Entry extends PolledEntry> {
           this.#seen.set(e, Buffer.from(r.data));
           this.#deliver(e, r.data, now);
         });
-      } catch {
+      } catch (err) {
         // A failed poll is retried next period; a lost link is handled by the connection.
+        if (session.alive) this.#host.failed('Polling subscriptions', err);
       } finally {
         this.#running = false;
       }

@@ -1,5 +1,6 @@
 // Connection settings of one Real target, from its PlcTargets entry and AmsRouter, with test-only tuning.
 import type { Config, PlcTargetConfig } from '../../config/schema.ts';
+import type { PlcClock } from '../plc-clock.ts';
 import type { BackoffOptions } from './backoff.ts';
 import { defaultBatchLimits, type BatchLimits } from './batches.ts';
 
@@ -35,6 +36,7 @@ export interface AdsLinkSettings {
   batchLimits: BatchLimits;
   pollFloorMs: number;
   maxFileBytes: number;
+  plcClock: PlcClock;
   random: () => number;
   now: () => number;
 }
@@ -70,6 +72,7 @@ export function linkSettings(
     batchLimits: tuning.batchLimits ?? defaultBatchLimits,
     pollFloorMs: tuning.pollFloorMs ?? 50,
     maxFileBytes: config.settings.Files?.MaxBytes ?? 16 * 1024 * 1024,
+    plcClock: settings.PlcClock ?? 'Utc',
     random: tuning.random ?? Math.random,
     now: tuning.now ?? Date.now,
   };

@@ -10,12 +10,15 @@ import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 import { decodeValue } from './value-io.ts';
+import { checkDecodable } from './undecodable.ts';
 
 export interface SubscriptionHost {
   session(): Session | undefined;
   table(session: Session): Promise<SymbolTable>;
   /** Subscriptions could not be restored on this connection: reconnect and try again. */
   retry(session: Session): void;
+  /** A failure nobody awaits (rebinding, releasing, polling): the target logs it. */
+  failed(what: string, err: unknown): void;
 }
 
 interface Listener {
@@ -77,6 +80,7 @@ export class SubscriptionManager {
     if (!session) throw new AppError('PLC_UNAVAILABLE', `PLC '${this.#settings.plcId}' is not connected.`);
     const table = await session.run(`Subscribing to ${path}`, () => this.#host.table(session));
     const address = table.resolve(path);
+    checkDecodable(address.type, address.path);
     const key = address.path.toUpperCase();
     const listener: Listener = { path, options, open: true };
     const cycleMs = Math.max(0, Math.round(options.cycleTimeMs));
@@ -117,7 +121,9 @@ export class SubscriptionManager {
       if (cycleMs < entry.cycleMs) {
         // A faster subscriber: the shared notification now samples at its rate.
         entry.cycleMs = cycleMs;
-        if (entry.mode === 'notify') await this.#rebind(entry, session).catch(() => undefined);
+        if (entry.mode === 'notify') {
+          await this.#rebind(entry, session).catch((err) => this.#host.failed(`Resampling ${path}`, err));
+        }
       }
       const last = entry.last;
       if (last) queueMicrotask(() => this.#emitTo(listener, last.event));
@@ -146,7 +152,9 @@ export class SubscriptionManager {
   /** Program download: handles and offsets are invalid; ads-client re-created its copies, drop them. */
   async symbolVersionChanged(session: Session): Promise<void> {
     for (const e of this.#entries.values()) this.#detach(e);
-    await session.run('Releasing notifications', (c) => c.unsubscribeAll()).catch(() => undefined);
+    await session
+      .run('Releasing notifications', (c) => c.unsubscribeAll())
+      .catch((err) => this.#host.failed('Releasing notifications', err));
     await this.#resync(session, true);
   }
 
@@ -174,7 +182,8 @@ export class SubscriptionManager {
     let table: SymbolTable;
     try {
       table = await session.run('Loading symbols', () => this.#host.table(session));
-    } catch {
+    } catch (err) {
+      this.#host.failed('Loading symbols for subscriptions', err);
       // Without symbols nothing can be bound: a fresh connection tries again rather than going quiet.
       if (session.alive && this.#entries.size > 0) this.#host.retry(session);
       return;
@@ -197,8 +206,9 @@ export class SubscriptionManager {
       if (!rebindAll && !moved && e.mode !== 'idle') continue;
       try {
         await this.#rebind(e, session);
-      } catch {
+      } catch (err) {
         // Stays idle until the next reconnect.
+        this.#host.failed(`Subscribing to ${e.address.path}`, err);
       }
     }
   }
@@ -280,8 +290,9 @@ export class SubscriptionManager {
   #deliver(e: Entry, data: Buffer, timestamp: Date): void {
     let value;
     try {
-      value = decodeValue(e.address.type, data, e.address.path);
-    } catch {
+      value = decodeValue(e.address.type, data, e.address.path, this.#settings.plcClock);
+    } catch (err) {
+      this.#host.failed(`Decoding a notification of ${e.address.path}`, err);
       return;
     }
     const event = { value, typeName: e.address.type.name, timestamp };
@@ -311,7 +322,9 @@ export class SubscriptionManager {
     const { handle, session } = e;
     this.#detach(e);
     if (handle && session?.alive) {
-      await session.run('Deleting a notification', () => handle.unsubscribe()).catch(() => undefined);
+      await session
+        .run('Deleting a notification', () => handle.unsubscribe())
+        .catch((err) => this.#host.failed(`Deleting the notification of ${e.address.path}`, err));
     }
   }
 }

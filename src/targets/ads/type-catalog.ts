@@ -17,6 +17,7 @@ import {
   type StructType,
   type TypeExpr,
 } from '../../plc/index.ts';
+import { opaque } from './undecodable.ts';
 
 /** The fields of an uploaded data-type entry this catalog reads (ads-client's AdsDataType has them). */
 export interface UploadedType {
@@ -42,6 +43,8 @@ export interface UploadedMethod {
 }
 
 const ParamFlag = { In: 1, Out: 2 } as const;
+/** Derived types (STRING(n), ARRAY ...) a catalog remembers: callers may name any number of them. */
+export const derivedTypeLimit = 1024;
 /** Pointer-sized integers and references: shown as their address (x64 TwinCAT). */
 const addressTypes = /^(?:POINTER\s+TO|REFERENCE\s+TO)\s|^(?:PVOID|UXINT|XWORD|__XWORD)$/i;
 const signedAddressTypes = /^(?:XINT|__XINT)$/i;
@@ -53,7 +56,10 @@ function notDeclared(name: string): AppError {
 /** Resolves type names against one upload; results are cached for the life of the catalog. */
 export class TypeCatalog {
   readonly #entries = new Map<string, UploadedType>();
+  /** Uploaded types as built: bounded by the upload. */
   readonly #built = new Map<string, PlcType>();
+  /** Types named but not uploaded (STRING(n), ARRAY ...): bounded, oldest forgotten first. */
+  readonly #derived = new Map<string, PlcType>();
   readonly #building = new Set<string>();
 
   constructor(entries: Iterable<UploadedType>) {
@@ -64,25 +70,38 @@ export class TypeCatalog {
     return this.#entries.size;
   }
 
+  /** Derived types remembered (diagnostics). */
+  get derivedCount(): number {
+    return this.#derived.size;
+  }
+
   /** TYPE_NOT_FOUND for a name neither uploaded nor built in. */
   resolve(name: string): PlcType {
     const key = name.trim().toUpperCase();
-    const hit = this.#built.get(key);
+    const hit = this.#built.get(key) ?? this.#derived.get(key);
     if (hit) return hit;
     const entry = this.#entries.get(key);
+    if (!entry) {
+      // Refused names throw before anything is remembered.
+      const type = this.#fromName(name);
+      if (this.#derived.size >= derivedTypeLimit) {
+        const oldest = this.#derived.keys().next();
+        if (!oldest.done) this.#derived.delete(oldest.value);
+      }
+      this.#derived.set(key, type);
+      return type;
+    }
     let type: PlcType;
-    if (entry && !this.#building.has(key)) {
+    if (!this.#building.has(key)) {
       this.#building.add(key);
       try {
         type = this.#fromEntry(entry);
       } finally {
         this.#building.delete(key);
       }
-    } else if (entry) {
+    } else {
       // A type that contains itself can only do so through a reference: show the bytes, not a loop.
       type = opaque(entry.name, entry.size);
-    } else {
-      type = this.#fromName(name);
     }
     this.#built.set(key, type);
     return type;
@@ -221,15 +240,4 @@ function enumValue(raw: unknown, base: PrimitiveName, size: number): number {
     return signed ? raw.readIntLE(0, size) : raw.readUIntLE(0, size);
   }
   return 0;
-}
-
-/** A type the codec cannot interpret: a struct without members, read as `{}`, never written. */
-export function opaque(name: string, size: number): StructType {
-  return Object.freeze({
-    kind: 'struct',
-    name,
-    size,
-    members: Object.freeze([]),
-    methods: Object.freeze([]),
-  });
 }

@@ -43,7 +43,7 @@ export interface SimulatedContext {
   readonly config: Config;
   /** PLC clock in ms since the epoch (default Date.now); tests give one that also advances with simulated time. */
   readonly clock?: () => number;
-  /** Where writes of enum values that are no member are reported. */
+  /** Where the target reports what no caller is told (enum values written that are no member). */
   readonly log?: TargetLog;
 }
 
@@ -79,7 +79,10 @@ function createTarget(
     ...(ctx.clock ? { clock: ctx.clock } : {}),
     ...(ethercat ? { ethercat } : {}),
   });
-  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, ctx.log);
+  const target = new SimulatedTarget(id, settings.DisplayName ?? '', plc, {
+    ...(ctx.log ? { log: ctx.log } : {}),
+    plcClock: settings.PlcClock ?? 'Utc',
+  });
   if (declared) attachScenario(target, declared, settings.ScenarioAutoStart ?? false);
   return target;
 }

@@ -1,7 +1,8 @@
 // The in-process simulated target: the PlcTarget port over a SimulatedPlc, with a "connection" of its own.
 import { AppError } from '../../errors.ts';
 import { perItem } from '../batch-item.ts';
-import { NonMemberNotes, silentLog } from '../enum-notes.ts';
+import { NonMemberNotes } from '../enum-notes.ts';
+import { silentLog } from '../failure-log.ts';
 import {
   decode,
   type PreparedWrite,
@@ -30,6 +31,7 @@ import type {
   MethodArguments,
   TargetLog,
 } from '../target.ts';
+import { fromPlcClock, toPlcClock, type PlcClock } from '../plc-clock.ts';
 
 export class SimulatedTarget implements PlcTarget {
   readonly id: string;
@@ -47,13 +49,21 @@ export class SimulatedTarget implements PlcTarget {
   #state: ConnectionState = 'Disconnected';
   #typeSnapshot: TypeRegistry | undefined;
   readonly #enumCache = new Map<string, EnumMembers>();
+  readonly #clock: PlcClock;
   readonly #log: TargetLog;
 
-  constructor(id: string, displayName: string, plc: SimulatedPlc, log: TargetLog = silentLog) {
+  /** `log` is bound to the target's plcId here; `plcClock` says what DATE/DT fields mean (default Utc). */
+  constructor(
+    id: string,
+    displayName: string,
+    plc: SimulatedPlc,
+    options: { log?: TargetLog; plcClock?: PlcClock } = {},
+  ) {
     this.id = id;
+    this.#clock = options.plcClock ?? 'Utc';
     this.displayName = displayName;
     this.plc = plc;
-    this.#log = log;
+    this.#log = (options.log ?? silentLog).child({ plcId: id });
     // Files answer PLC_UNAVAILABLE while disconnected, like every other operation.
     this.files = {
       read: (path) => this.#connected().then(() => plc.files.read(path)),
@@ -97,6 +107,11 @@ export class SimulatedTarget implements PlcTarget {
 
   connectionState(): ConnectionState {
     return this.#state;
+  }
+
+  /** An in-process simulation has no link to fail. */
+  lastError(): undefined {
+    return undefined;
   }
 
   onConnectionState(listener: ConnectionListener): () => void {
@@ -156,9 +171,9 @@ export class SimulatedTarget implements PlcTarget {
   write(path: string, value: unknown): Promise<void> {
     return this.#run(() => {
       const notes = new NonMemberNotes();
-      this.plc.commit([this.plc.prepareWrite(path, value, notes.sink)]);
+      this.plc.commit([this.plc.prepareWrite(path, this.#toPlc(path, value), notes.sink)]);
       this.plc.sample({ immediate: true });
-      notes.report(this.#log, this.id);
+      notes.report(this.#log);
     });
   }
 
@@ -171,14 +186,14 @@ export class SimulatedTarget implements PlcTarget {
         const r = perItem(symbol, () => {
           // Notes of an item that fails validation are dropped with it: nothing of it is written.
           const notes = new NonMemberNotes();
-          prepared.push(this.plc.prepareWrite(symbol, value, notes.sink));
+          prepared.push(this.plc.prepareWrite(symbol, this.#toPlc(symbol, value), notes.sink));
           written.push(notes);
         });
         return 'error' in r ? r : { symbol };
       });
       this.plc.commit(prepared);
       this.plc.sample({ immediate: true });
-      for (const notes of written) notes.report(this.#log, this.id);
+      for (const notes of written) notes.report(this.#log);
       return results;
     });
   }
@@ -202,7 +217,8 @@ export class SimulatedTarget implements PlcTarget {
       const watch = this.plc.watch(
         path,
         (change) => {
-          if (change.type) emit(decode(change.type, change.data, 0), change.type.name);
+          if (!change.type) return;
+          emit(fromPlcClock(change.type, decode(change.type, change.data, 0), this.#clock), change.type.name);
         },
         {
           cycleTimeMs: options.cycleTimeMs,
@@ -226,7 +242,7 @@ export class SimulatedTarget implements PlcTarget {
         if (!open || watch.path === undefined) return;
         try {
           const r = this.plc.program.resolve(watch.path);
-          emit(decode(r.type, this.plc.memory, r.offset), r.type.name);
+          emit(fromPlcClock(r.type, decode(r.type, this.plc.memory, r.offset), this.#clock), r.type.name);
         } catch {
           // The path vanished with a download; onInvalidated has reported it.
         }
@@ -242,10 +258,20 @@ export class SimulatedTarget implements PlcTarget {
     const r = this.plc.resolve(path);
     return {
       symbol: path,
-      value: decode(r.type, this.plc.memory, r.offset),
+      value: fromPlcClock(r.type, decode(r.type, this.plc.memory, r.offset), this.#clock),
       typeName: r.type.name,
       timestamp: new Date(this.plc.now()),
     };
+  }
+
+  /** A value in the PLC clock's fields (SYMBOL_NOT_FOUND surfaces from the write itself). */
+  #toPlc(path: string, value: unknown): unknown {
+    if (this.#clock !== 'Local') return value;
+    try {
+      return toPlcClock(this.plc.resolve(path).type, value, this.#clock);
+    } catch {
+      return value;
+    }
   }
 
   #connected(): Promise<void> {

@@ -4,6 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp } from '../../helpers/app.ts';
+import { AdsTarget } from '../../../src/targets/ads/index.ts';
+import { derivedTypeLimit } from '../../../src/targets/ads/type-catalog.ts';
 import {
   caller,
   modeMembers,
@@ -24,7 +26,10 @@ for (const driver of testDrivers) {
     let feature: FeatureApp;
     before(async () => {
       feature = await startFeatureApp(driver, {
-        settings: { Features: { TypeMetadata: true }, RateLimiting: { SymbolBrowsing: 1000 } },
+        settings: {
+          Features: { TypeMetadata: true },
+          RateLimiting: { SymbolBrowsing: 100_000, GlobalPerUser: 100_000 },
+        },
       });
       ({ sim, app, call } = feature);
     });
@@ -33,6 +38,30 @@ for (const driver of testDrivers) {
     const url = (typeName: string, plcId = 'sim1') => `/api/plcs/${plcId}/types/${typeName}/enum-members`;
 
     describe('enum members', () => {
+      test('many distinct derived names, refused: the type caches stay bounded', async () => {
+        const remembered = (): number =>
+          sim.target instanceof AdsTarget
+            ? sim.target.diagnostics.derivedTypes
+            : sim.plc.program.types.derivedCount;
+        const before = remembered();
+        const names = 3 * derivedTypeLimit;
+        for (let n = 1; n <= names; n++) {
+          const name = n % 2 === 0 ? `STRING(${n})` : `ARRAY[1..${n}] OF INT`;
+          const res = await call('GET', url(encodeURIComponent(name)));
+          assert.equal(res.statusCode, 400, name);
+          assert.equal(res.json().error.code, 'VALIDATION_ERROR');
+        }
+        for (let n = 1; n <= 100; n++) {
+          assert.equal((await call('GET', url(`E_Nope${n}`))).statusCode, 404);
+        }
+        const after = remembered();
+        assert.ok(
+          after <= before + derivedTypeLimit,
+          `${after} derived types remembered after ${names} names`,
+        );
+        assert.equal((await call('GET', url('E_Mode'))).statusCode, 200);
+      });
+
       test('declaration order, gaps, non-zero start and negative values kept', async () => {
         const res = await call('GET', url('E_Mode'));
         assert.equal(res.statusCode, 200);

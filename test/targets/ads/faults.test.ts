@@ -129,8 +129,17 @@ describe('ADS target: faults', () => {
     try {
       await startConnected(target);
       await target.symbols();
+      // The read may fail before the target reports the lost connection: wait for it to leave Connected first.
+      const left = new Promise<void>((resolve) => {
+        const off = target.onConnectionState((s) => {
+          if (s === 'Connected') return;
+          off();
+          resolve();
+        });
+      });
       proxy.cut = (r) => r.command === AdsCommand.Read && r.indexGroup === IndexGroup.PlcMemory;
       await assert.rejects(target.read('MAIN.fSpeed'), code('PLC_UNAVAILABLE'));
+      await left;
       await reach(target, 'Connected');
       assert.equal((await target.read('MAIN.fSpeed')).value, 0.5);
     } finally {

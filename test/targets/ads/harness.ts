@@ -128,19 +128,25 @@ class FrameReader {
   }
 }
 
-/** The ADS request in an AMS/TCP frame, if it is a Read, Write, WriteControl or ReadWrite. */
-function adsRequest(frame: Buffer): AdsRequest | undefined {
+/** The ADS request in an AMS/TCP frame, whatever its command (indexGroup 0 for commands without one). */
+function amsRequest(frame: Buffer): AdsRequest | undefined {
   if (frame.length < 38 || frame.readUInt16LE(0) !== 0) return undefined;
   const ams = frame.subarray(6);
   const command = ams.readUInt16LE(16);
-  if (![2, 3, 5, 9].includes(command) || ams.length < 36) return undefined;
-  const invokeId = ams.readUInt32LE(28);
-  return { command, indexGroup: command === 5 ? 0 : ams.readUInt32LE(32), invokeId };
+  const indexGroup = [2, 3, 9].includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
+  return { command, indexGroup, invokeId: ams.readUInt32LE(28) };
+}
+
+/** The ADS request in an AMS/TCP frame, if it is a Read, Write, WriteControl or ReadWrite. */
+function adsRequest(frame: Buffer): AdsRequest | undefined {
+  const request = amsRequest(frame);
+  return request && [2, 3, 5, 9].includes(request.command) && frame.length >= 42 ? request : undefined;
 }
 
 /**
- * A TCP proxy that forwards, swallows everything (mute) or keeps requests until `release()` (hold); `fault` fails chosen ADS requests with an ADS error
- * code, `cut` closes the connection in the middle of the answer to a chosen request, `dropAll()` cuts every
+ * A TCP proxy that forwards, swallows everything (mute) or keeps requests until `release()` (hold); `fault` fails
+ * chosen ADS requests with an ADS error code, `swallow` leaves chosen requests unanswered, `answer` rewrites the
+ * answers, `cut` closes the connection in the middle of the answer to a chosen request, `dropAll()` cuts every
  * connection.
  */
 export class FaultProxy {
@@ -151,6 +157,10 @@ export class FaultProxy {
    * found by invoke id: the connection check's answers, sent meanwhile, pass untouched.
    */
   cut: RequestPick | undefined;
+  /** Picks requests (any command) that are neither forwarded nor answered. */
+  swallow: RequestPick | undefined;
+  /** Rewrites whole answer frames (AMS/TCP header included) on their way to the client. */
+  answer: ((frame: Buffer) => Buffer) | undefined;
   readonly #upstream: number;
   readonly #server: Server;
   readonly #sockets = new Set<Socket>();
@@ -200,6 +210,8 @@ export class FaultProxy {
         return;
       }
       for (const frame of requests.frames(d)) {
+        const any = this.swallow ? amsRequest(frame) : undefined;
+        if (any && this.swallow?.(any)) continue;
         const request = adsRequest(frame);
         if (request && this.cut?.(request)) {
           this.cut = undefined;
@@ -218,7 +230,7 @@ export class FaultProxy {
           client.write(frame.subarray(0, frame.length >> 1), drop);
           return;
         }
-        client.write(frame);
+        client.write(this.answer ? this.answer(Buffer.from(frame)) : frame);
       }
     });
     for (const s of [client, up]) {

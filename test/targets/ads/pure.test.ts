@@ -59,9 +59,12 @@ describe('ADS error mapping', () => {
   const cases: Array<[unknown, string, RegExp]> = [
     [clientError(1808, ['readRaw(): failed']), 'SYMBOL_NOT_FOUND', /symbol not found/],
     [clientError(1793, ['x']), 'ADS_ERROR', /ADS error 1793 \(service is not supported by server\)/],
-    [clientError(1861, ['x']), 'ADS_TIMEOUT', /in time/],
-    [clientError(undefined, ['a', 'sendAdsCommand(): Timeout for command Read']), 'ADS_TIMEOUT', /in time/],
-    [clientError(undefined, ['readRaw(): Client is not connected.']), 'PLC_UNAVAILABLE', /not connected/],
+    [clientError(1861, ['x']), 'ADS_TIMEOUT', /in time \(ADS error 1861/],
+    [clientError(-1, ['a', 'sendAdsCommand(): Timeout for command Read']), 'ADS_TIMEOUT', /in time/],
+    // Classified by code alone: a message that merely mentions a timeout is no timeout.
+    [clientError(undefined, ['sendAdsCommand(): Timeout for command Read']), 'ADS_ERROR', /request failed/],
+    [clientError(1798, ['x']), 'TYPE_MISMATCH', /refused it with ADS error 1798/],
+    [clientError(6, ['x']), 'PLC_UNAVAILABLE', /ADS error 6 \(target port not found\)/],
     [new Error('EPIPE something internal'), 'ADS_ERROR', /request failed/],
   ];
   for (const [err, code, message] of cases) {

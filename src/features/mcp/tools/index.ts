@@ -3,6 +3,7 @@ import type { Tool } from '../tool-kit.ts';
 import type { ToolDeps } from './deps.ts';
 import { alarmTools } from './alarms.ts';
 import { deviceTools } from './device.ts';
+import { etherCatTools } from './ethercat.ts';
 import { methodTools } from './methods.ts';
 import { simulationTools } from './simulation.ts';
 import { watchTools } from './watch.ts';
@@ -18,6 +19,7 @@ export function allTools(deps: ToolDeps): Tool[] {
     ...symbolTools(deps),
     ...deviceTools(),
     ...alarmTools(deps),
+    ...etherCatTools(deps),
     ...methodTools(deps),
     ...simulationTools(deps),
   ];

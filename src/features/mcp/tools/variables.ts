@@ -40,7 +40,8 @@ export function variableTools(): Tool[] {
       name: 'write_variable',
       title: 'Write a variable',
       description:
-        'Writes one PLC variable and answers the value read back. Needs an operator token (WriteAccess); the ' +
+        'Writes one PLC variable and answers the value read back (value null and readBackError when the write ' +
+        'landed but reading it back failed). Needs an operator token (WriteAccess); the ' +
         'value is checked against the PLC type first (TYPE_MISMATCH) and the write is audited.',
       input: Type.Object(
         {
