@@ -41,7 +41,7 @@ async function gateway(): Promise<string> {
   return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
 }
 
-/** The ceiling: the same 50 changes per scan, serialised once and broadcast in one message per client. */
+/** The ceiling: the same 50 changes per scan, serialised and encoded once, broadcast in one message per client. */
 async function ceiling(): Promise<string> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise((resolve) => wss.once('listening', resolve));
@@ -57,7 +57,9 @@ async function ceiling(): Promise<string> {
       });
       batch += `{"type":1,"target":"VariableChanged","arguments":[${data}]}\u001e`;
     }
-    for (const client of wss.clients) client.send(batch);
+    // Encoded once and written as it is to every client (a text message), as the gateway's hub does.
+    const frame = Buffer.from(batch);
+    for (const client of wss.clients) client.send(frame, { binary: false });
   }, scanMs);
   const address = wss.address();
   return `ws://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;

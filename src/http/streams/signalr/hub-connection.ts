@@ -5,13 +5,13 @@ import type { WebSocket } from 'ws';
 import { isAppError } from '../../../errors.ts';
 import { gapEventName, Outbox, type EventSink, type StreamEvent } from '../outbox.ts';
 import type { StreamEntry } from '../registry.ts';
+import { frameCacheFor, type FrameCache, type ServerMethods } from './frame-cache.ts';
 import {
   checkHandshake,
   closeFrame,
   completionFrame,
   handshakeError,
   handshakeOk,
-  invocationFrame,
   parseMessage,
   pingFrame,
   splitRecords,
@@ -38,34 +38,19 @@ export interface HubConnectionOptions extends HubTimings {
   readonly log: { warn(obj: object, msg: string): void };
 }
 
-/**
- * Server-to-client methods by the stream event name the feature sends (others are not sent to hub clients): a
- * method name, whose one argument is the event data, or a method with a function reshaping the data's JSON.
- */
-export type ServerMethods = Readonly<
-  Record<string, string | { readonly method: string; readonly argument: (json: string) => string }>
->;
-
 // An event name no feature uses: the data is a complete protocol frame (a Completion), queued in order.
 const rawFrame = '\u0000frame';
 const maxBatchChars = 64 * 1024;
 
-// An event fanned out to many clients is rendered as a frame once, by the first of them to write it.
-const renderedFrames = new WeakMap<ServerMethods, WeakMap<StreamEvent, string>>();
-
-function framesFor(methods: ServerMethods): WeakMap<StreamEvent, string> {
-  let frames = renderedFrames.get(methods);
-  if (frames === undefined) {
-    frames = new WeakMap();
-    renderedFrames.set(methods, frames);
-  }
-  return frames;
-}
+export type { ServerMethods } from './frame-cache.ts';
 
 export class HubConnection implements EventSink {
   readonly #socket: WebSocket;
   readonly #options: HubConnectionOptions;
+  readonly #frames: FrameCache;
   readonly #outbox: Outbox;
+  /** The outbox holds exactly this shared run of events (a scan's changes): written as one shared Buffer. */
+  #run: readonly StreamEvent[] | undefined;
   readonly #methods = new Map<string, HubMethod>();
   readonly #closeListeners: Array<() => void> = [];
   readonly #readyListeners: Array<() => void> = [];
@@ -81,6 +66,7 @@ export class HubConnection implements EventSink {
     this.#socket = socket;
     this.#options = options;
     this.#outbox = new Outbox(options.queueLength);
+    this.#frames = frameCacheFor(options.serverMethods);
     options.entry.onEnd((reason) =>
       this.end(
         reason === 'shutdown'
@@ -127,17 +113,27 @@ export class HubConnection implements EventSink {
   }
 
   send(event: StreamEvent): void {
-    this.sendMany([event]);
+    if (!this.#open) return;
+    if (event.name !== rawFrame && !this.#frames.sends(event)) return;
+    this.#run = undefined;
+    const dropped = this.#outbox.push(event);
+    if (dropped > 0) this.#options.entry.countDropped(dropped);
+    this.#schedule();
   }
 
   sendMany(events: readonly StreamEvent[]): void {
     if (!this.#open) return;
-    const methods = this.#options.serverMethods;
+    let run = this.#outbox.size === 0 ? events : undefined;
     let dropped = 0;
     for (const event of events) {
-      if (event.name !== rawFrame && methods[event.name] === undefined) continue;
+      if (!this.#frames.sends(event)) {
+        run = undefined;
+        continue;
+      }
       dropped += this.#outbox.push(event);
     }
+    // With drops the outbox no longer holds the run as it is.
+    this.#run = dropped > 0 ? undefined : run;
     if (dropped > 0) this.#options.entry.countDropped(dropped);
     this.#schedule();
   }
@@ -241,33 +237,30 @@ export class HubConnection implements EventSink {
   #flush(): void {
     this.#scheduled = false;
     if (!this.#open || this.#writing || !this.#handshaken) return;
-    const methods = this.#options.serverMethods;
-    const cache = framesFor(methods);
-    let batch = '';
+    const run = this.#run;
+    this.#run = undefined;
+    let batch: string | Buffer = '';
     let count = 0;
-    for (let e = this.#outbox.shift(); e !== undefined; e = this.#outbox.shift()) {
-      if (e.name === rawFrame) batch += e.data;
-      else {
-        let frame = cache.get(e);
-        if (frame === undefined) {
-          const method = e.name === gapEventName ? 'Gap' : methods[e.name];
-          if (method === undefined) continue;
-          frame =
-            typeof method === 'string'
-              ? invocationFrame(method, e.data)
-              : invocationFrame(method.method, method.argument(e.data));
-          cache.set(e, frame);
-        }
+    if (run !== undefined && this.#outbox.size === run.length) {
+      // The common case: a scan's changes, the same for every client; nothing is rendered per client.
+      batch = this.#frames.run(run);
+      for (count = 0; count < run.length; count++) this.#outbox.shift();
+    } else {
+      for (let e = this.#outbox.shift(); e !== undefined; e = this.#outbox.shift()) {
+        const frame =
+          e.name === rawFrame ? e.data : this.#frames.frame(e, e.name === gapEventName ? 'Gap' : undefined);
+        if (frame === undefined) continue;
         batch += frame;
-        count += 1;
+        if (e.name !== rawFrame) count += 1;
+        if (batch.length >= maxBatchChars) break;
       }
-      if (batch.length >= maxBatchChars) break;
     }
     if (batch.length === 0) return;
     if (count > 0) this.#options.entry.countSent(count);
     // Backpressure: the next batch waits until this one reached the socket; meanwhile the outbox drops the oldest.
     this.#writing = true;
-    this.#socket.send(batch, () => {
+    // A text message even when the batch is a shared Buffer: the JSON hub protocol is text.
+    this.#socket.send(batch, { binary: false }, () => {
       this.#writing = false;
       if (this.#outbox.size > 0) this.#schedule();
     });

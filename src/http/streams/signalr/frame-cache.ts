@@ -1,0 +1,64 @@
+// Invocation frames rendered once per event, not once per client: an event fanned out to hundreds of hub
+// connections is turned into its frame by the first of them to write it, and a whole scan's run of events (the
+// same array handed to every client) into one Buffer that every connection writes as it is.
+import type { StreamEvent } from '../outbox.ts';
+import { invocationFrame } from './protocol.ts';
+
+/**
+ * Server-to-client methods by the stream event name the feature sends (others are not sent to hub clients): a
+ * method name, whose one argument is the event data, or a method with a function reshaping the data's JSON.
+ */
+export type ServerMethods = Readonly<
+  Record<string, string | { readonly method: string; readonly argument: (json: string) => string }>
+>;
+
+export class FrameCache {
+  readonly #methods: ServerMethods;
+  readonly #frames = new WeakMap<StreamEvent, string>();
+  readonly #runs = new WeakMap<readonly StreamEvent[], Buffer>();
+
+  constructor(methods: ServerMethods) {
+    this.#methods = methods;
+  }
+
+  /** Whether hub clients get this event at all. */
+  sends(event: StreamEvent): boolean {
+    return this.#methods[event.name] !== undefined;
+  }
+
+  /** The event's invocation frame; undefined when hub clients do not get it. */
+  frame(event: StreamEvent, method?: string): string | undefined {
+    let frame = this.#frames.get(event);
+    if (frame !== undefined) return frame;
+    const m = method ?? this.#methods[event.name];
+    if (m === undefined) return undefined;
+    frame =
+      typeof m === 'string'
+        ? invocationFrame(m, event.data)
+        : invocationFrame(m.method, m.argument(event.data));
+    this.#frames.set(event, frame);
+    return frame;
+  }
+
+  /** One message holding the frames of every event in `run` (each of which hub clients get). */
+  run(run: readonly StreamEvent[]): Buffer {
+    let buffer = this.#runs.get(run);
+    if (buffer === undefined) {
+      buffer = Buffer.from(run.map((e) => this.frame(e) ?? '').join(''));
+      this.#runs.set(run, buffer);
+    }
+    return buffer;
+  }
+}
+
+const caches = new WeakMap<ServerMethods, FrameCache>();
+
+/** The cache of a hub's server methods, shared by all of its connections. */
+export function frameCacheFor(methods: ServerMethods): FrameCache {
+  let cache = caches.get(methods);
+  if (cache === undefined) {
+    cache = new FrameCache(methods);
+    caches.set(methods, cache);
+  }
+  return cache;
+}
