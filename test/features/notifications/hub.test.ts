@@ -250,6 +250,34 @@ describe('notification hub protocol by hand (bare ws)', () => {
     await c.closedWith();
   });
 
+  it("one PLC scan's changes reach each client as records of one WebSocket message", async () => {
+    const clients = await Promise.all([new RawHub(url(s.token)).open(), new RawHub(url(s.token)).open()]);
+    for (const c of clients) {
+      c.send({ protocol: 'json', version: 1 });
+      c.send({ type: 1, invocationId: '1', target: 'Subscribe', arguments: [['MAIN.nA', 'MAIN.nB']] });
+      await c.next(
+        (m) =>
+          m.target === 'VariableChanged' && (m.arguments as [{ symbol: string }])[0].symbol === 'MAIN.nB',
+      );
+    }
+    await s.plc.target.writeMany([
+      { symbol: 'MAIN.nA', value: 111 },
+      { symbol: 'MAIN.nB', value: 222 },
+    ]);
+    for (const c of clients) {
+      const change = (symbol: string, value: number) => (m: Record<string, unknown>) =>
+        m.target === 'VariableChanged' &&
+        (m.arguments as [{ symbol: string; value: number }])[0].symbol === symbol &&
+        (m.arguments as [{ value: number }])[0].value === value;
+      await c.next(change('MAIN.nA', 111));
+      await c.next(change('MAIN.nB', 222));
+      const message = c.raw.find((text) => text.includes('"value":111')) ?? '';
+      assert.ok(message.includes('"value":222'), JSON.stringify(c.raw));
+      assert.equal(message.split(RS).filter((r) => r.includes('VariableChanged')).length, 2);
+      c.socket.close();
+    }
+  });
+
   it('a silent client times out with a Close carrying the error', async () => {
     const c = await new RawHub(url(s.token)).open();
     c.send({ protocol: 'json', version: 1 });
