@@ -1,9 +1,9 @@
 // Throughput of GET /api/plcs/{plcId}/variables/{path} over real HTTP (auth and rate limits on, limits raised)
 // against a bare fastify route that verifies the same JWT with the gateway's own verifier and answers the same
-// JSON. The gateway runs twice: with the logging `serve` ships (pino to stdout, here /dev/null) and with the
-// same logger at level warn, so without request lines. Each server runs in its own child process for the
-// whole run; autocannon (50 connections) drives them from this one, in interleaved rounds, and the median
-// round of each is reported.
+// JSON. The gateway runs twice: with the logging `serve` ships (pino through its batched stdout writer, here
+// /dev/null) and with the same logger at level warn, so without request lines. Each server runs in its own
+// child process for the whole run; autocannon (50 connections) drives them from this one, in interleaved
+// rounds, and the median round of each is reported.
 // Run: npm run bench:http-read [-- --rounds 3 --seconds 3]   (target: gateway with logging / bare >= 0.6)
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,6 +12,7 @@ import Fastify from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { mintToken } from '../src/cli/mint-token.ts';
 import { configFromDocument } from '../src/config/load.ts';
+import { createLogger, logDestination } from '../src/http/logging.ts';
 import { resolveKeySource } from '../src/guards/auth/key-source.ts';
 import { createTokenVerifier } from '../src/guards/auth/token-verifier.ts';
 import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
@@ -60,12 +61,9 @@ async function serveGateway(level: 'info' | 'warn'): Promise<number> {
   plc.write(path, 123.456);
   const target = new SimulatedTarget('line1', 'Line 1', plc);
   await target.start();
-  // As `serve` builds it: pino lines written to stdout.
-  const logStream = { write: (line: string) => process.stdout.write(line) };
-  const app = await buildApp(config(level), {
-    registry: createRegistry([target]),
-    logger: { stream: logStream },
-  });
+  // As `serve` builds it: the logger made before the app, writing to stdout through the batched destination.
+  const log = createLogger(logDestination(process.stdout).stream, level);
+  const app = await buildApp(config(level), { registry: createRegistry([target]), loggerInstance: log });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as { port: number }).port;
 }
