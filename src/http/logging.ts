@@ -104,15 +104,18 @@ export function logDestination(out: { write(text: string): unknown }): LogDestin
   if (out !== process.stdout) {
     return { stream: { write: (line: string) => void out.write(line) }, close: () => Promise.resolve() };
   }
-  const stream = destination({ dest: 1, sync: false, minLength: batchBytes });
-  const timer = setInterval(() => stream.flush(), flushEveryMs).unref();
+  // Gathered as bytes: in text mode the writer measures everything gathered so far on every line.
+  const boom = destination({ dest: 1, sync: false, minLength: batchBytes, contentMode: 'buffer' });
+  // sonic-boom's types know only its text mode; in buffer mode write takes bytes.
+  const writeBytes = boom.write.bind(boom) as unknown as (bytes: Buffer) => boolean;
+  const timer = setInterval(() => boom.flush(), flushEveryMs).unref();
   return {
-    stream,
+    stream: { write: (line: string) => writeBytes(Buffer.from(line)) },
     close: () =>
       new Promise((resolve) => {
         clearInterval(timer);
-        stream.once('close', () => resolve());
-        stream.end();
+        boom.once('close', () => resolve());
+        boom.end();
       }),
   };
 }
