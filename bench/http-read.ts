@@ -1,9 +1,11 @@
 // Throughput of GET /api/plcs/{plcId}/variables/{path} over real HTTP (auth and rate limits on, limits raised)
 // against a bare fastify route that verifies the same JWT with the gateway's own verifier and answers the same
-// JSON. The gateway runs twice: with the logging `serve` ships (pino to stdout, here /dev/null) and with the
-// same logger at level warn, so without request lines. Each server runs in its own child process for the
-// whole run; autocannon (50 connections) drives them from this one, in interleaved rounds, and the median
-// round of each is reported.
+// JSON. The gateway runs twice: with the logging `serve` ships (pino through its batched stdout writer, here
+// /dev/null) and with the same logger at level warn, so without request lines. Each server runs in its own
+// child process for the whole run; autocannon (50 connections) drives them from this one, in interleaved
+// rounds, and the median round of each is reported. Beside throughput, each round records the server's CPU per
+// request (process.cpuUsage of its process, user + system): on a machine shared with other work, throughput
+// follows whoever else holds the cores, CPU per request much less.
 // Run: npm run bench:http-read [-- --rounds 3 --seconds 3]   (target: gateway with logging / bare >= 0.6)
 import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -12,6 +14,7 @@ import Fastify from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { mintToken } from '../src/cli/mint-token.ts';
 import { configFromDocument } from '../src/config/load.ts';
+import { createLogger, logDestination } from '../src/http/logging.ts';
 import { resolveKeySource } from '../src/guards/auth/key-source.ts';
 import { createTokenVerifier } from '../src/guards/auth/token-verifier.ts';
 import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
@@ -60,12 +63,9 @@ async function serveGateway(level: 'info' | 'warn'): Promise<number> {
   plc.write(path, 123.456);
   const target = new SimulatedTarget('line1', 'Line 1', plc);
   await target.start();
-  // As `serve` builds it: pino lines written to stdout.
-  const logStream = { write: (line: string) => process.stdout.write(line) };
-  const app = await buildApp(config(level), {
-    registry: createRegistry([target]),
-    logger: { stream: logStream },
-  });
+  // As `serve` builds it: the logger made before the app, writing to stdout through the batched destination.
+  const log = createLogger(logDestination(process.stdout).stream, level);
+  const app = await buildApp(config(level), { registry: createRegistry([target]), loggerInstance: log });
   await app.listen({ host: '127.0.0.1', port: 0 });
   return (app.server.address() as { port: number }).port;
 }
@@ -98,17 +98,43 @@ async function startChild(mode: Mode): Promise<{ child: ChildProcess; port: numb
   return { child, port: message.port };
 }
 
-function median(values: readonly autocannon.Result[]): autocannon.Result {
-  const sorted = [...values].sort((a, b) => a.requests.average - b.requests.average);
+interface Round {
+  readonly result: autocannon.Result;
+  /** Server CPU (user + system) per request, µs. */
+  readonly cpuUs: number;
+}
+
+function median(values: readonly Round[]): autocannon.Result {
+  const sorted = [...values].sort((a, b) => a.result.requests.average - b.result.requests.average);
+  return sorted[Math.floor(sorted.length / 2)]!.result;
+}
+
+function medianCpu(values: readonly Round[]): number {
+  const sorted = values.map((r) => r.cpuUs).sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function line(label: string, r: autocannon.Result, all: readonly autocannon.Result[]): string {
-  const bad = all.reduce((n, x) => n + x.non2xx + x.errors, 0);
-  const spread = all.map((x) => x.requests.average.toFixed(0)).join(' / ');
+async function cpuOf(child: ChildProcess): Promise<number> {
+  child.send('cpu');
+  const [usage] = (await once(child, 'message')) as [NodeJS.CpuUsage];
+  return usage.user + usage.system;
+}
+
+async function measure(child: ChildProcess, url: string, headers: Record<string, string>): Promise<Round> {
+  const before = await cpuOf(child);
+  const result = await autocannon({ url, connections, headers, duration: seconds });
+  const cpuUs = (await cpuOf(child)) - before;
+  return { result, cpuUs: cpuUs / Math.max(1, result.requests.total) };
+}
+
+function line(label: string, all: readonly Round[]): string {
+  const r = median(all);
+  const bad = all.reduce((n, x) => n + x.result.non2xx + x.result.errors, 0);
+  const spread = all.map((x) => x.result.requests.average.toFixed(0)).join(' / ');
   return (
     `${label.padEnd(24)} ${r.requests.average.toFixed(0).padStart(6)} req/s   p50 ${String(r.latency.p50).padStart(3)} ms` +
-    `   p99 ${String(r.latency.p99).padStart(3)} ms   (rounds: ${spread})${bad > 0 ? `   ${bad} failed` : ''}`
+    `   p99 ${String(r.latency.p99).padStart(3)} ms   CPU ${medianCpu(all).toFixed(0).padStart(4)} µs/request` +
+    `   (rounds: ${spread})${bad > 0 ? `   ${bad} failed` : ''}`
   );
 }
 
@@ -131,26 +157,29 @@ async function main(): Promise<void> {
       if (probe.status !== 200) throw new Error(`${mode}: ${probe.status} ${await probe.text()}`);
       await autocannon({ url, connections, headers, duration: 1 }); // warm-up: JIT and connections
     }
-    const results = new Map<Mode, autocannon.Result[]>(modes.map((m) => [m, []]));
+    const results = new Map<Mode, Round[]>(modes.map((m) => [m, []]));
     for (let round = 0; round < rounds; round++) {
       for (const mode of modes) {
-        const url = servers.get(mode)!.url;
-        results.get(mode)!.push(await autocannon({ url, connections, headers, duration: seconds }));
+        const { child, url } = servers.get(mode)!;
+        results.get(mode)!.push(await measure(child, url, headers));
       }
     }
     console.log(
       `GET variables/{path}, ${connections} connections, ${rounds} interleaved rounds of ${seconds} s, ` +
         `JWT verified per request (Node ${process.version})`,
     );
-    const medians = new Map(modes.map((m) => [m, median(results.get(m)!)] as const));
-    for (const mode of modes) console.log(line(labels[mode], medians.get(mode)!, results.get(mode)!));
-    const bare = medians.get('bare')!.requests.average;
-    const logged = medians.get('gateway')!.requests.average / bare;
-    const quiet = medians.get('gateway-quiet')!.requests.average / bare;
+    for (const mode of modes) console.log(line(labels[mode], results.get(mode)!));
+    const throughput = (m: Mode) => median(results.get(m)!).requests.average;
+    const logged = throughput('gateway') / throughput('bare');
+    const quiet = throughput('gateway-quiet') / throughput('bare');
+    const cpu = (m: Mode) => medianCpu(results.get('bare')!) / medianCpu(results.get(m)!);
     console.log(
-      `ratio gateway/bare, serve logging:     ${logged.toFixed(2)} (target >= ${targetRatio}): ${logged >= targetRatio ? 'PASS' : 'FAIL'}`,
+      `ratio gateway/bare, serve logging:     ${logged.toFixed(2)} (target >= ${targetRatio}): ${logged >= targetRatio ? 'PASS' : 'FAIL'}` +
+        `   by CPU per request: ${cpu('gateway').toFixed(2)}`,
     );
-    console.log(`ratio gateway/bare, no request log:   ${quiet.toFixed(2)}`);
+    console.log(
+      `ratio gateway/bare, no request log:   ${quiet.toFixed(2)}   by CPU per request: ${cpu('gateway-quiet').toFixed(2)}`,
+    );
   } finally {
     for (const { child } of servers.values()) {
       child.kill();
@@ -163,6 +192,9 @@ const mode = process.argv[2];
 if (mode === 'gateway' || mode === 'gateway-quiet' || mode === 'bare') {
   const port = mode === 'bare' ? await serveBare() : await serveGateway(mode === 'gateway' ? 'info' : 'warn');
   process.send?.({ port });
+  process.on('message', (message) => {
+    if (message === 'cpu') process.send?.(process.cpuUsage());
+  });
 } else {
   await main();
 }

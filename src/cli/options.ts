@@ -3,17 +3,20 @@ import { parseArgs } from 'node:util';
 import { UsageError, writeLine, type CliIo } from './io.ts';
 
 export interface OptionSpec {
-  type: 'string' | 'boolean';
   short?: string;
-  /** Placeholder shown in help, for string options. */
+  /** The option takes a value, shown in help by this placeholder; an option without one is a flag. */
   value?: string;
   description: string;
+}
+
+function typeOf(spec: OptionSpec): 'string' | 'boolean' {
+  return spec.value === undefined ? 'boolean' : 'string';
 }
 
 export type OptionTable = Record<string, OptionSpec>;
 
 export const helpOption: OptionTable = {
-  help: { type: 'boolean', short: 'h', description: 'Show this help and exit' },
+  help: { short: 'h', description: 'Show this help and exit' },
 };
 
 export interface ParsedArgs {
@@ -26,7 +29,7 @@ export function parseOptions(args: readonly string[], table: OptionTable, maxPos
   const options = Object.fromEntries(
     Object.entries(table).map(([name, spec]) => [
       name,
-      spec.short === undefined ? { type: spec.type } : { type: spec.type, short: spec.short },
+      spec.short === undefined ? { type: typeOf(spec) } : { type: typeOf(spec), short: spec.short },
     ]),
   );
   let parsed: ReturnType<typeof parseArgs>;
@@ -67,7 +70,7 @@ export function stringOption(parsed: ParsedArgs, name: string): string | undefin
 export function formatOptions(table: OptionTable): string {
   const rows = Object.entries(table).map(([name, spec]) => {
     const short = spec.short === undefined ? '    ' : `-${spec.short}, `;
-    const value = spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : '';
+    const value = spec.value === undefined ? '' : ` ${spec.value}`;
     return [`  ${short}--${name}${value}`, spec.description] as const;
   });
   const width = Math.max(...rows.map(([left]) => left.length)) + 2;

@@ -13,19 +13,9 @@ import { developmentAdminClaims, mintToken, signingSetup } from './mint-token.ts
 import { formatOptions, helpOption, parseCommandLine, stringOption, type OptionTable } from './options.ts';
 
 const options: OptionTable = {
-  config: {
-    type: 'string',
-    short: 'c',
-    value: 'FILE',
-    description: 'Settings file (default appsettings.json)',
-  },
-  port: {
-    type: 'string',
-    short: 'p',
-    value: 'N',
-    description: 'Port to listen on, 0 for any free port (default from Urls)',
-  },
-  host: { type: 'string', value: 'HOST', description: 'Interface to listen on (default from Urls)' },
+  config: { short: 'c', value: 'FILE', description: 'Settings file (default appsettings.json)' },
+  port: { short: 'p', value: 'N', description: 'Port to listen on, 0 for any free port (default from Urls)' },
+  host: { value: 'HOST', description: 'Interface to listen on (default from Urls)' },
   ...helpOption,
 };
 

@@ -8,43 +8,19 @@ import { UsageError, type CliIo } from './io.ts';
 import { formatOptions, helpOption, parseCommandLine, stringOption, type OptionTable } from './options.ts';
 
 const options: OptionTable = {
-  scenario: { type: 'string', value: 'DIR', description: 'Scenario folder with machine.yaml' },
-  config: { type: 'string', short: 'c', value: 'FILE', description: 'Settings file with the PLC to serve' },
-  plc: {
-    type: 'string',
-    value: 'ID',
-    description: 'PlcTargets entry (Mode Simulated) to serve, with --config',
-  },
-  port: {
-    type: 'string',
-    short: 'p',
-    value: 'N',
-    description: 'TCP port (default 48898, 0 for any free port)',
-  },
-  host: { type: 'string', value: 'HOST', description: 'Interface to listen on (default 127.0.0.1)' },
-  'net-id': {
-    type: 'string',
-    value: 'ID',
-    description: 'AMS NetId of the simulated system (default 127.0.0.1.1.1)',
-  },
-  'ads-port': { type: 'string', value: 'N', description: 'ADS port of the PLC runtime (default 851)' },
-  'file-root': {
-    type: 'string',
-    value: 'DIR',
-    description: 'Folder behind the file services (default: in memory)',
-  },
-  stopped: { type: 'boolean', description: "With --scenario: do not start the scenario's scan cycle" },
-  udp: {
-    type: 'boolean',
-    description: 'Answer UDP discovery and add-route (default: on when the host is loopback)',
-  },
-  'no-udp': { type: 'boolean', description: 'Do not answer UDP discovery and add-route' },
-  'udp-port': { type: 'string', value: 'N', description: 'UDP port of discovery and routes (default 48899)' },
-  'route-password': {
-    type: 'string',
-    value: 'PW',
-    description: 'Password an add-route request must carry (default: any)',
-  },
+  scenario: { value: 'DIR', description: 'Scenario folder with machine.yaml' },
+  config: { short: 'c', value: 'FILE', description: 'Settings file with the PLC to serve' },
+  plc: { value: 'ID', description: 'PlcTargets entry (Mode Simulated) to serve, with --config' },
+  port: { short: 'p', value: 'N', description: 'TCP port (default 48898, 0 for any free port)' },
+  host: { value: 'HOST', description: 'Interface to listen on (default 127.0.0.1)' },
+  'net-id': { value: 'ID', description: 'AMS NetId of the simulated system (default 127.0.0.1.1.1)' },
+  'ads-port': { value: 'N', description: 'ADS port of the PLC runtime (default 851)' },
+  'file-root': { value: 'DIR', description: 'Folder behind the file services (default: in memory)' },
+  stopped: { description: "With --scenario: do not start the scenario's scan cycle" },
+  udp: { description: 'Answer UDP discovery and add-route (default: on when the host is loopback)' },
+  'no-udp': { description: 'Do not answer UDP discovery and add-route' },
+  'udp-port': { value: 'N', description: 'UDP port of discovery and routes (default 48899)' },
+  'route-password': { value: 'PW', description: 'Password an add-route request must carry (default: any)' },
   ...helpOption,
 };
 

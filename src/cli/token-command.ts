@@ -14,26 +14,20 @@ const roles = ['viewer', 'operator', 'admin'];
 const plcIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 const options: OptionTable = {
-  sub: { type: 'string', value: 'NAME', description: 'Subject (user name); required' },
+  sub: { value: 'NAME', description: 'Subject (user name); required' },
   role: {
-    type: 'string',
     value: 'ROLE',
     description: 'viewer, operator or admin; comma-separated for several (default viewer)',
   },
-  scope: { type: 'string', value: 'SCOPES', description: 'Space-separated scopes (default "ads:read")' },
-  'plc-access': {
-    type: 'string',
-    value: 'IDS',
-    description: 'Comma-separated plcIds, or * for every PLC (default *)',
-  },
-  ttl: { type: 'string', value: 'DURATION', description: 'Lifetime: 30s, 15m, 1h, 7d (default 1h)' },
+  scope: { value: 'SCOPES', description: 'Space-separated scopes (default "ads:read")' },
+  'plc-access': { value: 'IDS', description: 'Comma-separated plcIds, or * for every PLC (default *)' },
+  ttl: { value: 'DURATION', description: 'Lifetime: 30s, 15m, 1h, 7d (default 1h)' },
   config: {
-    type: 'string',
     value: 'FILE',
     description: 'Settings file whose Auth section gives the key (default appsettings.json if present)',
   },
-  issuer: { type: 'string', value: 'ISS', description: 'iss claim (default Auth.Issuer)' },
-  audience: { type: 'string', value: 'AUD', description: 'aud claim (default Auth.Audience)' },
+  issuer: { value: 'ISS', description: 'iss claim (default Auth.Issuer)' },
+  audience: { value: 'AUD', description: 'aud claim (default Auth.Audience)' },
   ...helpOption,
 };
 
@@ -47,11 +41,16 @@ ${formatOptions(options)}
 Example:
   plc-gateway token --sub alice --role admin --scope "ads:read ads:write ads:lifecycle" --plc-access line1,line2 --ttl 1h`;
 
-function parseRole(text: string): string | string[] {
-  const list = text
+/** The trimmed, non-empty items of a comma-separated value. */
+function commaList(text: string): string[] {
+  return text
     .split(',')
-    .map((r) => r.trim())
-    .filter((r) => r !== '');
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+function parseRole(text: string): string | string[] {
+  const list = commaList(text);
   const unknown = list.find((r) => !roles.includes(r));
   if (list.length === 0 || unknown !== undefined) {
     throw new UsageError(`--role must be ${roles.join(', ')} (got '${unknown ?? text}')`);
@@ -61,10 +60,7 @@ function parseRole(text: string): string | string[] {
 
 function parsePlcAccess(text: string): string[] {
   if (text.trim() === '*') return ['*'];
-  const ids = text
-    .split(',')
-    .map((id) => id.trim())
-    .filter((id) => id !== '');
+  const ids = commaList(text);
   const bad = ids.find((id) => !plcIdPattern.test(id));
   if (ids.length === 0 || bad !== undefined) {
     throw new UsageError(

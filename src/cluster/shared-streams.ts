@@ -65,7 +65,7 @@ export class SharedStreams implements StreamLedger {
     this.#local = local;
     void this.#cluster.subscribe('terminate', (message) => {
       const { replica, id } = JSON.parse(message) as TerminateMessage;
-      if (replica === this.replicaId) local.terminate(id);
+      if (replica === this.replicaId) void local.terminate(id);
     });
   }
 
@@ -117,10 +117,10 @@ export class SharedStreams implements StreamLedger {
       : totalRefusal(count, limits.MaxTotal);
   }
 
-  release(id: string, user: string): void {
+  async release(id: string, user: string): Promise<void> {
     this.#admitted.delete(id);
     const me = this.replicaId;
-    this.#cluster.link
+    await this.#cluster.link
       .eval('streams', releaseScript, [clusterKey('streams', me), clusterKey('stream-users', me)], [id, user])
       .catch(() => undefined); // the next heartbeat writes the hash without it
   }

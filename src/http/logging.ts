@@ -4,7 +4,7 @@
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { destination, pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { Settings } from '../config/schema.ts';
-import { redacted, redactUrl } from './redact-url.ts';
+import { redacted, urlRedactor } from './redact-url.ts';
 
 interface LoggedRequest {
   method: string;
@@ -24,6 +24,7 @@ export function loggerOptions(
 ): FastifyServerOptions['logger'] {
   if (logger === undefined || logger === false) return false;
   const base = typeof logger === 'object' ? (logger as Record<string, unknown>) : {};
+  const loggedUrl = urlRedactor();
   // Serializers decide the shape of every request, response and header set that reaches a line, so a credential
   // cannot slip in; unlike pino's `redact`, they cost nothing on lines without those keys.
   return {
@@ -32,7 +33,7 @@ export function loggerOptions(
     serializers: {
       req: (req: LoggedRequest) => ({
         method: req.method,
-        url: redactUrl(req.url),
+        url: loggedUrl(req.url),
         host: req.host,
         remoteAddress: req.ip,
         remotePort: req.socket?.remotePort,

@@ -27,6 +27,28 @@ export function redactUrl(url: string, maxLength = maxLoggedUrlLength): string {
   return `${path}?${redactQuery(query)}${hash < 0 ? '' : kept.slice(hash)}${suffix}`;
 }
 
+/** Most URLs a redactor remembers as holding nothing to redact, and the longest it remembers. */
+const maxCleanUrls = 1024;
+const maxCleanUrlLength = 512;
+
+/**
+ * redactUrl for a stream of log lines: clients poll the same few URLs, so a URL found to hold nothing to redact
+ * is remembered (a bounded set, emptied when full) and written as it is the next time without decoding and
+ * scanning it again. Only such URLs are kept, so the memory never holds a credential.
+ */
+export function urlRedactor(): (url: string) => string {
+  const clean = new Set<string>();
+  return (url) => {
+    if (clean.has(url)) return url;
+    const kept = redactUrl(url);
+    if (kept === url && url.length <= maxCleanUrlLength) {
+      if (clean.size >= maxCleanUrls) clean.clear();
+      clean.add(url);
+    }
+    return kept;
+  };
+}
+
 function redactQuery(query: string): string {
   let out = '';
   let start = 0;

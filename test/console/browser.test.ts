@@ -237,9 +237,11 @@ describe('web console in a browser', () => {
     line2.reconnect();
     await value.and(page.locator('[data-status="live"]')).waitFor();
     // The hub connection itself ends (an admin terminates it): the value says so until the console is back.
-    await page.evaluate(`window.seen = [];
-      new MutationObserver(() => window.seen.push(document.querySelector('[aria-label="Value of GVL_HMI.stMachine.rSpeed"]')?.dataset.status))
-        .observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-status'] });`);
+    // Marked on the root element, so the wait is a locator's: a string predicate would be eval'd, which the CSP forbids.
+    await page.evaluate(`new MutationObserver(() => {
+        if (document.querySelector('[aria-label="Value of GVL_HMI.stMachine.rSpeed"]')?.dataset.status === 'lost')
+          document.documentElement.dataset.sawLost = 'yes';
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-status'] });`);
     const hubs = await call<Array<{ id: string; kind: string; plcId: string; user: string }>>(
       'GET',
       '/api/admin/connections',
@@ -249,7 +251,7 @@ describe('web console in a browser', () => {
     );
     assert.ok(mine.length > 0);
     for (const c of mine) await call('DELETE', `/api/admin/connections/${c.id}`);
-    await page.waitForFunction(`window.seen.includes('lost')`);
+    await page.locator('html[data-saw-lost="yes"]').waitFor({ state: 'attached' });
     await value.and(page.locator('[data-status="live"]')).waitFor();
   });
 

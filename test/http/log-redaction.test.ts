@@ -80,6 +80,37 @@ describe('request logs never carry a token', () => {
     assert.equal(output.includes(signatureOf(token)), false, 'the token signature appears in the log');
     assert.equal(output.includes(token.split('.')[1]!), false, 'the token payload appears in the log');
   });
+
+  test('a URL logged before is logged alike again: a clean one as it is, one holding a token redacted', async () => {
+    const logged = (from: number): string[] =>
+      lines
+        .slice(from)
+        .map((l) => JSON.parse(l) as { msg?: string; req?: { url?: string } })
+        .filter((l) => l.msg === 'request completed')
+        .map((l) => l.req?.url ?? '');
+    const from = lines.length;
+    const clean = '/api/plcs?q=GVL_HMI.aAxes%5B3%5D.rPosition';
+    const holding = `/api/plcs?q=${token}`;
+    for (let i = 0; i < 3; i++) {
+      await app.inject({ url: clean, headers: bearer(token) });
+      await app.inject({ url: holding, headers: bearer(token) });
+    }
+    // More distinct clean URLs than the logger remembers, then both again.
+    for (let i = 0; i < 1100; i++) await app.inject({ url: `/api/plcs?q=${i}`, headers: bearer(token) });
+    await app.inject({ url: clean, headers: bearer(token) });
+    await app.inject({ url: holding, headers: bearer(token) });
+    const urls = logged(from);
+    assert.equal(urls.length, 1108);
+    assert.deepEqual(
+      urls.filter((u) => u.startsWith('/api/plcs?q=GVL')),
+      Array.from({ length: 4 }, () => clean),
+    );
+    assert.deepEqual(
+      urls.filter((u) => u.includes('REDACTED')),
+      Array.from({ length: 4 }, () => '/api/plcs?q=[REDACTED]'),
+    );
+    assert.equal(lines.slice(from).join('').includes(signatureOf(token)), false);
+  });
 });
 
 describe('lines that carry headers', () => {

@@ -12,7 +12,6 @@ import { renderError } from '../../http/error-handler.ts';
 import type { FeatureContext } from '../../http/feature-context.ts';
 import type { RouteKey } from '../../http/route-catalog.ts';
 import type { PlcTarget } from '../../targets/target.ts';
-import { alarmServiceKey } from '../alarms/service.ts';
 import { deviceState } from '../device/service.ts';
 import { plcStatus } from '../plcs/service.ts';
 import { callerOf } from './caller.ts';
@@ -20,7 +19,7 @@ import { routeEnabled, type Guarded } from './guarded.ts';
 import { resourceError } from './resources.ts';
 import type { PartHandle, SessionPart } from './session-server.ts';
 import type { Caller } from './tool-kit.ts';
-import { required } from './tools/deps.ts';
+import { alarmService } from './tools/deps.ts';
 import { targetOf } from './tools/plcs.ts';
 
 /** Journal entries the prompt carries: the most recent ones. */
@@ -37,7 +36,7 @@ const prompt = {
 type Part = { route: RouteKey; read: (target: PlcTarget, caller: Caller) => unknown };
 
 export function promptsPart(context: FeatureContext, guarded: Guarded): SessionPart {
-  const alarms = () => required(context.services.find(alarmServiceKey), 'alarm');
+  const alarms = () => alarmService(context);
   const parts: Record<string, Part> = {
     alarms: {
       route: 'GET /api/plcs/:plcId/alarms',

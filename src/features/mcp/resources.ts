@@ -14,14 +14,12 @@ import type { FeatureContext } from '../../http/feature-context.ts';
 import type { RouteKey } from '../../http/route-catalog.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import type { PlcTarget } from '../../targets/target.ts';
-import { alarmServiceKey, type AlarmService } from '../alarms/service.ts';
 import { listPlcs, plcStatus } from '../plcs/service.ts';
-import { symbolBrowserKey } from '../symbols/service.ts';
 import { callerOf, type HandlerExtra } from './caller.ts';
 import { routeEnabled, type Guarded } from './guarded.ts';
 import type { PartHandle, SessionPart } from './session-server.ts';
 import type { Caller } from './tool-kit.ts';
-import { required } from './tools/deps.ts';
+import { alarmService, symbolBrowser } from './tools/deps.ts';
 import { targetOf } from './tools/plcs.ts';
 import { limitTree } from './tools/symbol-tree.ts';
 import { maxBrowseNodes } from './tools/symbols.ts';
@@ -50,7 +48,7 @@ export function resourcesPart(
 ): SessionPart {
   const { registry, config } = context;
   const enabled = (key: RouteKey) => routeEnabled(context.routes, config.features, key);
-  const alarms = (): AlarmService => required(context.services.find(alarmServiceKey), 'alarm');
+  const alarms = () => alarmService(context);
   const json = (uri: URL, data: unknown): ReadResourceResult => ({
     contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(data) }],
   });
@@ -118,8 +116,7 @@ export function resourcesPart(
           mimeType: 'application/json',
         },
         read(routeOf.symbols, async (_caller, target) => {
-          const browser = required(context.services.find(symbolBrowserKey), 'symbol browser');
-          const list = await browser.list(targetOf(target), { flat: false });
+          const list = await symbolBrowser(context).list(targetOf(target), { flat: false });
           return { ...limitTree(list, 0, maxBrowseNodes), total: list.length };
         }),
       );

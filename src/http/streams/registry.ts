@@ -53,6 +53,8 @@ interface Open {
   dropped: number;
   symbols: () => string[];
   end: ((reason: EndReason) => void) | undefined;
+  /** Frees the stream's place here and in the ledger; resolves once the ledger has it too. */
+  free: () => Promise<void>;
 }
 
 export class StreamRegistry {
@@ -98,6 +100,8 @@ export class StreamRegistry {
     // Without a ledger, or while it is unreachable (limits fail open to this replica's own), count here.
     if (!counted) this.#checkLocal(identity);
     const mine = this.#perUser.get(identity.user) ?? 0;
+    const labels = { kind: identity.kind };
+    let freed: Promise<void> | undefined;
     const open: Open = {
       identity,
       openedAt: new Date(),
@@ -105,12 +109,11 @@ export class StreamRegistry {
       dropped: 0,
       symbols: () => [],
       end: undefined,
+      free: () => (freed ??= this.#free(id, identity.user, labels)),
     };
     this.#open.set(id, open);
     this.#perUser.set(identity.user, mine + 1);
-    this.#connections.inc({ kind: identity.kind });
-    const labels = { kind: identity.kind };
-    let released = false;
+    this.#connections.inc(labels);
     return {
       id,
       countSent: (n) => {
@@ -127,17 +130,17 @@ export class StreamRegistry {
       onEnd: (end) => {
         open.end = end;
       },
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#ledger?.release(id, identity.user);
-        this.#open.delete(id);
-        const left = (this.#perUser.get(identity.user) ?? 1) - 1;
-        if (left <= 0) this.#perUser.delete(identity.user);
-        else this.#perUser.set(identity.user, left);
-        this.#connections.dec(labels);
-      },
+      release: () => void open.free(),
     };
+  }
+
+  #free(id: string, user: string, labels: { kind: string }): Promise<void> {
+    this.#open.delete(id);
+    const left = (this.#perUser.get(user) ?? 1) - 1;
+    if (left <= 0) this.#perUser.delete(user);
+    else this.#perUser.set(user, left);
+    this.#connections.dec(labels);
+    return this.#ledger?.release(id, user) ?? Promise.resolve();
   }
 
   /** This replica's streams. */
@@ -164,7 +167,7 @@ export class StreamRegistry {
   async end(id: string): Promise<StreamRow | undefined> {
     const row = this.list().find((r) => r.id === id);
     if (row !== undefined) {
-      this.terminate(id);
+      await this.terminate(id);
       return row;
     }
     return this.#ledger?.terminateElsewhere(id);
@@ -174,10 +177,14 @@ export class StreamRegistry {
     return this.#open.size;
   }
 
-  /** Ends one stream; false when no stream has this id. */
-  terminate(id: string): boolean {
+  /**
+   * Ends one stream; false when no stream has this id. Its place is free on every replica before the client sees
+   * the end, so a client told to go may come back at once without meeting its own stale count.
+   */
+  async terminate(id: string): Promise<boolean> {
     const open = this.#open.get(id);
     if (open === undefined) return false;
+    await open.free();
     open.end?.('terminated');
     return true;
   }

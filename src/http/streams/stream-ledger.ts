@@ -5,7 +5,7 @@ import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from './regis
 /** What the registry lets its ledger see and do. */
 export interface LocalStreams {
   rows(): StreamRow[];
-  terminate(id: string): boolean;
+  terminate(id: string): Promise<boolean>;
 }
 
 export interface StreamLedger {
@@ -20,7 +20,8 @@ export interface StreamLedger {
     identity: StreamIdentity,
     limits: ConnectionLimitSettings,
   ): Promise<'admitted' | 'unavailable'>;
-  release(id: string, user: string): void;
+  /** Frees a stream's place; resolves once the store has it (or could not be reached). */
+  release(id: string, user: string): Promise<void>;
   /** Streams served by the other live replicas. */
   others(): Promise<StreamRow[]>;
   /** Ends a stream another replica serves; its row, or undefined when no live replica has it. */

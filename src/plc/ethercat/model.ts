@@ -24,10 +24,14 @@ export interface SlaveIdentity {
   serial: number;
 }
 
-export interface EtherCatSlaveReading extends SlaveIdentity {
+/** A slave as configured: its place on the bus, its name and what it is. */
+export interface EtherCatSlaveInfo extends SlaveIdentity {
   address: number;
   name: string;
   type: string;
+}
+
+export interface EtherCatSlaveReading extends EtherCatSlaveInfo {
   state: EtherCatState;
   error: boolean;
   link: LinkState;

@@ -33,6 +33,25 @@ function fit(data: Buffer, length: number, minimum: number, what: string): Buffe
   return data.length <= length ? data : data.subarray(0, length);
 }
 
+/** The symbol, upload, sum and device-state groups of the runtime port (memory areas are MemoryAreas'). */
+const runtimeGroups: ReadonlySet<number> = new Set([
+  IndexGroup.SymbolHandleByName,
+  IndexGroup.SymbolValueByName,
+  IndexGroup.SymbolValueByHandle,
+  IndexGroup.SymbolReleaseHandle,
+  IndexGroup.SymbolVersion,
+  IndexGroup.SymbolInfoByNameEx,
+  IndexGroup.SymbolUpload,
+  IndexGroup.SymbolUploadInfo,
+  IndexGroup.DataTypeUpload,
+  IndexGroup.SymbolUploadInfo2,
+  IndexGroup.DataTypeInfoByNameEx,
+  IndexGroup.SumRead,
+  IndexGroup.SumWrite,
+  IndexGroup.SumReadWrite,
+  IndexGroup.DeviceData,
+]);
+
 function wrongService(ig: number): AdsError {
   return new AdsError(
     AdsErrorCode.ServiceNotSupported,
@@ -40,9 +59,14 @@ function wrongService(ig: number): AdsError {
   );
 }
 
-/** TwinCAT answers an index group it does not serve with 0x701 (service not supported), not 0x702. */
-function unknownGroup(ig: number): AdsError {
-  return new AdsError(AdsErrorCode.ServiceNotSupported, `Index group 0x${ig.toString(16)} is not served`);
+/**
+ * A group the command does not serve. TwinCAT answers 0x701 (service not supported), not 0x702, for a group it
+ * does not serve at all as well; the message tells the two apart.
+ */
+function notServed(ig: number): AdsError {
+  return runtimeGroups.has(ig)
+    ? wrongService(ig)
+    : new AdsError(AdsErrorCode.ServiceNotSupported, `Index group 0x${ig.toString(16)} is not served`);
 }
 
 /** Upload info layouts by buffer size: 0xF00C answers 8 bytes; 0xF00F 24 (version 2) or 64 (version 3). */
@@ -152,17 +176,8 @@ export class RuntimeService implements IndexGroupAccess {
         out.writeUInt16LE(deviceState, 2);
         return whole(out, length, 'The device state');
       }
-      case IndexGroup.SymbolHandleByName:
-      case IndexGroup.SymbolValueByName:
-      case IndexGroup.SymbolInfoByNameEx:
-      case IndexGroup.DataTypeInfoByNameEx:
-      case IndexGroup.SumRead:
-      case IndexGroup.SumWrite:
-      case IndexGroup.SumReadWrite:
-      case IndexGroup.SymbolReleaseHandle:
-        throw wrongService(ig);
       default:
-        throw unknownGroup(ig);
+        throw notServed(ig);
     }
   }
 
@@ -190,18 +205,8 @@ export class RuntimeService implements IndexGroupAccess {
         this.#table(handle, ctx).release(handle);
         return;
       }
-      case IndexGroup.SymbolVersion:
-      case IndexGroup.SymbolUpload:
-      case IndexGroup.DataTypeUpload:
-      case IndexGroup.SymbolUploadInfo:
-      case IndexGroup.SymbolUploadInfo2:
-      case IndexGroup.SymbolHandleByName:
-      case IndexGroup.SymbolInfoByNameEx:
-      case IndexGroup.DataTypeInfoByNameEx:
-      case IndexGroup.DeviceData:
-        throw wrongService(ig);
       default:
-        throw unknownGroup(ig);
+        throw notServed(ig);
     }
   }
 
@@ -243,16 +248,8 @@ export class RuntimeService implements IndexGroupAccess {
         return this.#sum.write(io, data, ctx);
       case IndexGroup.SumReadWrite:
         return this.#sum.readWrite(io, data, ctx);
-      case IndexGroup.SymbolReleaseHandle:
-      case IndexGroup.SymbolVersion:
-      case IndexGroup.SymbolUpload:
-      case IndexGroup.DataTypeUpload:
-      case IndexGroup.SymbolUploadInfo:
-      case IndexGroup.SymbolUploadInfo2:
-      case IndexGroup.DeviceData:
-        throw wrongService(ig);
       default:
-        throw unknownGroup(ig);
+        throw notServed(ig);
     }
   }
 
@@ -273,7 +270,7 @@ export class RuntimeService implements IndexGroupAccess {
       case IndexGroup.DeviceData:
         return { kind: 'state' };
       default:
-        throw unknownGroup(ig);
+        throw notServed(ig);
     }
   }
 

@@ -5,18 +5,15 @@ import {
   portNames,
   zeroCounters,
   type EtherCatMasterReading,
+  type EtherCatSlaveInfo,
   type EtherCatState,
   type LinkState,
   type PortCounters,
   type PortName,
   type PortNeighbours,
-  type SlaveIdentity,
 } from '../../plc/ethercat/index.ts';
 
-export interface SlaveDefinition extends SlaveIdentity {
-  address: number;
-  name: string;
-  type: string;
+export interface SlaveDefinition extends EtherCatSlaveInfo {
   ports?: Partial<Record<PortName, number | 'master'>>;
 }
 

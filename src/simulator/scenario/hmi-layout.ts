@@ -53,37 +53,31 @@ export const contractId = 'gvl-hmi/1';
 export const partSlots = 8;
 export const minAlarmSlots = 16;
 
-export const headerFields: readonly FieldSpec[] = [
-  { name: 'sContract', type: 'STRING(15)', revs: Rev.header },
-  { name: 'nAxisCount', type: 'UINT', revs: Rev.header },
-  { name: 'nPartCount', type: 'UINT', revs: Rev.header },
-  { name: 'nMaxAxes', type: 'UINT', revs: Rev.header },
-  { name: 'nScanMs', type: 'UINT', revs: Rev.header },
-];
+/** Members in declaration order, each feeding the revision areas `revs`. */
+function area(revs: number, members: Readonly<Record<string, LeafTypeName>>): FieldSpec[] {
+  return Object.entries(members).map(([name, type]) => ({ name, type, revs }));
+}
+
+export const headerFields: readonly FieldSpec[] = area(Rev.header, {
+  sContract: 'STRING(15)',
+  nAxisCount: 'UINT',
+  nPartCount: 'UINT',
+  nMaxAxes: 'UINT',
+  nScanMs: 'UINT',
+});
 
 export const machineFields: readonly FieldSpec[] = [
-  { name: 'nState', type: 'INT', revs: Rev.machine },
-  { name: 'nMode', type: 'INT', revs: Rev.machine | Rev.mode },
-  { name: 'rSpeed', type: 'REAL', revs: Rev.machine | Rev.speed },
-  { name: 'rSpeedSetpoint', type: 'REAL', revs: Rev.machine | Rev.speed },
-  { name: 'nActiveRecipeId', type: 'UDINT', revs: Rev.machine | Rev.recipe },
-  { name: 'nActiveRecipeVersion', type: 'UDINT', revs: Rev.machine | Rev.recipe },
+  ...area(Rev.machine, { nState: 'INT' }),
+  ...area(Rev.machine | Rev.mode, { nMode: 'INT' }),
+  ...area(Rev.machine | Rev.speed, { rSpeed: 'REAL', rSpeedSetpoint: 'REAL' }),
+  ...area(Rev.machine | Rev.recipe, { nActiveRecipeId: 'UDINT', nActiveRecipeVersion: 'UDINT' }),
 ];
 
 export const axisFields: readonly FieldSpec[] = [
-  { name: 'sId', type: 'STRING(15)', revs: Rev.axesConfig },
-  { name: 'sComponent', type: 'STRING(31)', revs: Rev.axesConfig },
-  { name: 'sUnit', type: 'STRING(7)', revs: Rev.axesConfig },
-  { name: 'rPosition', type: 'LREAL', revs: Rev.axesMotion },
-  { name: 'rTargetPos', type: 'LREAL', revs: Rev.axesMotion },
-  { name: 'rVelocity', type: 'LREAL', revs: Rev.axesMotion },
-  { name: 'rMin', type: 'LREAL', revs: Rev.axesConfig },
-  { name: 'rMax', type: 'LREAL', revs: Rev.axesConfig },
-  { name: 'rVmax', type: 'LREAL', revs: Rev.axesConfig },
-  { name: 'rAmax', type: 'LREAL', revs: Rev.axesConfig },
-  { name: 'bEnabled', type: 'BOOL', revs: Rev.axesMotion },
-  { name: 'bHomed', type: 'BOOL', revs: Rev.axesMotion },
-  { name: 'bMoving', type: 'BOOL', revs: Rev.axesMotion },
+  ...area(Rev.axesConfig, { sId: 'STRING(15)', sComponent: 'STRING(31)', sUnit: 'STRING(7)' }),
+  ...area(Rev.axesMotion, { rPosition: 'LREAL', rTargetPos: 'LREAL', rVelocity: 'LREAL' }),
+  ...area(Rev.axesConfig, { rMin: 'LREAL', rMax: 'LREAL', rVmax: 'LREAL', rAmax: 'LREAL' }),
+  ...area(Rev.axesMotion, { bEnabled: 'BOOL', bHomed: 'BOOL', bMoving: 'BOOL' }),
 ];
 
 export const partType: LeafTypeName = 'STRING(15)';

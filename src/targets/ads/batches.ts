@@ -1,4 +1,5 @@
 // Splits sum commands into batches bounded by sub-command count and bytes, as TwinCAT routers require.
+import type { Client } from 'ads-client';
 
 export interface BatchLimits {
   /** Sub-commands per sum command. */
@@ -30,20 +31,20 @@ export function toBatches<T>(items: readonly T[], bytesOf: (item: T) => number, 
 }
 
 /**
- * Sends `items` as consecutive sum commands of at most `limits`; one answer per item in input order (`answer`
- * gets undefined for an item the PLC's reply left out).
+ * A sum command sent as consecutive batches of at most `limits`: `bytesOf` is what one item adds, `send` sends a
+ * batch, and `answer` makes one answer per item in input order (undefined for an item the PLC's reply left out).
  */
-export async function sendInBatches<T, A, R>(
-  items: readonly T[],
+export function batchedSumCommand<T, A, R>(
   bytesOf: (item: T) => number,
-  limits: BatchLimits,
-  send: (batch: T[]) => Promise<readonly A[]>,
+  send: (client: Client, batch: T[]) => Promise<readonly A[]>,
   answer: (result: A | undefined) => R,
-): Promise<R[]> {
-  const out: R[] = [];
-  for (const batch of toBatches(items, bytesOf, limits)) {
-    const results = await send(batch);
-    batch.forEach((_, i) => out.push(answer(results[i])));
-  }
-  return out;
+): (client: Client, items: readonly T[], limits: BatchLimits) => Promise<R[]> {
+  return async (client, items, limits) => {
+    const out: R[] = [];
+    for (const batch of toBatches(items, bytesOf, limits)) {
+      const results = await send(client, batch);
+      batch.forEach((_, i) => out.push(answer(results[i])));
+    }
+    return out;
+  };
 }

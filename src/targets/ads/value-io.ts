@@ -3,7 +3,7 @@ import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
 import { decode, type IncrementalDecoder, type PlcType, type PlcValue } from '../../plc/index.ts';
 import { adsError, AdsCodeError } from './ads-errors.ts';
-import { sendInBatches, type BatchLimits } from './batches.ts';
+import { batchedSumCommand, type BatchLimits } from './batches.ts';
 import type { SymbolAddress } from './symbol-table.ts';
 import type { ByteRange } from './write-ranges.ts';
 import { checkDecodable } from './undecodable.ts';
@@ -45,7 +45,7 @@ export async function writeAll(
 ): Promise<void> {
   const [only] = writes;
   if (writes.length === 1 && only) {
-    await client.writeRaw(only.indexGroup, only.indexOffset, only.bytes);
+    await client.writeRaw(only.indexGroup, only.indexOffset, only.value);
     return;
   }
   const codes = await writeMany(client, writes, limits);
@@ -54,55 +54,33 @@ export async function writeAll(
 }
 
 /** Reads many addresses with sum commands (0xF080); results in input order. */
-export async function readMany(
-  client: Client,
-  addresses: readonly SymbolAddress[],
-  limits: BatchLimits,
-): Promise<RawResult[]> {
-  return sendInBatches(
-    addresses,
-    (a) => a.size + 16,
-    limits,
-    (batch) =>
-      client.readRawMulti(
-        batch.map((a) => ({ indexGroup: a.indexGroup, indexOffset: a.indexOffset, size: a.size })),
-      ),
-    (r): RawResult =>
-      r?.success && r.value ? { ok: true, data: r.value } : { ok: false, code: r?.errorCode ?? 1792 },
-  );
-}
+export const readMany = batchedSumCommand(
+  (a: SymbolAddress) => a.size + 16,
+  (client, batch) => client.readRawMulti(batch),
+  (r): RawResult =>
+    r?.success && r.value ? { ok: true, data: r.value } : { ok: false, code: r?.errorCode ?? 1792 },
+);
 
-/** Bytes for one place on the PLC. */
+/** Bytes for one place on the PLC (ads-client's shape of a sum-write item). */
 export interface RawWrite {
   indexGroup: number;
   indexOffset: number;
-  bytes: Buffer;
+  value: Buffer;
 }
 
 /** Writes with sum commands (0xF081); per-write ADS codes (0 = written) in input order. */
-export async function writeMany(
-  client: Client,
-  writes: readonly RawWrite[],
-  limits: BatchLimits,
-): Promise<number[]> {
-  return sendInBatches(
-    writes,
-    (w) => w.bytes.length + 12,
-    limits,
-    (batch) =>
-      client.writeRawMulti(
-        batch.map((w) => ({ indexGroup: w.indexGroup, indexOffset: w.indexOffset, value: w.bytes })),
-      ),
-    (r) => (r?.success ? 0 : (r?.errorCode ?? 1792)),
-  );
-}
+export const writeMany = batchedSumCommand(
+  (w: RawWrite) => w.value.length + 12,
+  (client, batch) => client.writeRawMulti(batch),
+  (r) => (r?.success ? 0 : (r?.errorCode ?? 1792)),
+);
 
 /** The byte ranges of a value as writes at its address. */
 export function rangeWrites(a: SymbolAddress, ranges: readonly ByteRange[]): RawWrite[] {
   return ranges.map((r) => ({
     indexGroup: a.indexGroup,
     indexOffset: a.indexOffset + r.offset,
-    bytes: r.bytes,
+    value: r.bytes,
   }));
 }
 

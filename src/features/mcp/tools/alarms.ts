@@ -1,14 +1,12 @@
 // list_alarms, acknowledge_alarm and alarm_history: the app's one alarm service, as the alarm routes call it.
 import { Type } from '@sinclair/typebox';
 import { canAccessPlc } from '../../../guards/principal.ts';
-import { alarmServiceKey } from '../../alarms/service.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
-import { required, type ToolDeps } from './deps.ts';
+import { alarmService, type ToolDeps } from './deps.ts';
 import { PlcId, strict } from './inputs.ts';
 import { targetOf } from './plcs.ts';
 
 export function alarmTools({ context }: ToolDeps): Tool[] {
-  const alarms = () => required(context.services.find(alarmServiceKey), 'alarm');
   return [
     defineTool({
       name: 'list_alarms',
@@ -21,7 +19,7 @@ export function alarmTools({ context }: ToolDeps): Tool[] {
       mirrorsFor: ({ plcId }) => (plcId === undefined ? 'GET /api/alarms' : 'GET /api/plcs/:plcId/alarms'),
       readOnly: true,
       run: (_args, { target, principal, cultures }) => {
-        const service = alarms();
+        const service = alarmService(context);
         const plcIds =
           target === null
             ? service.plcIds().filter((id) => canAccessPlc(principal, id))
@@ -46,7 +44,7 @@ export function alarmTools({ context }: ToolDeps): Tool[] {
       auditTarget: ({ code }) => code,
       readOnly: false,
       run: async ({ code }, { target, principal, note }) => {
-        const acknowledged = await alarms().acknowledge(targetOf(target), code, principal.sub);
+        const acknowledged = await alarmService(context).acknowledge(targetOf(target), code, principal.sub);
         note({ newValue: { acknowledged } });
         return { acknowledged };
       },
@@ -70,7 +68,7 @@ export function alarmTools({ context }: ToolDeps): Tool[] {
       mirrors: 'GET /api/plcs/:plcId/alarms/history',
       readOnly: true,
       run: ({ after, limit }, { target, cultures }) =>
-        alarms().history(targetOf(target).id, after, limit ?? 100, cultures),
+        alarmService(context).history(targetOf(target).id, after, limit ?? 100, cultures),
     }),
   ];
 }

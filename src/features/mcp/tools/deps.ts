@@ -1,5 +1,7 @@
 // What the tool modules are built from: the app's feature context and a logger.
 import type { FeatureContext } from '../../../http/feature-context.ts';
+import { alarmServiceKey, type AlarmService } from '../../alarms/service.ts';
+import { symbolBrowserKey, type SymbolBrowser } from '../../symbols/service.ts';
 
 export interface ToolLog {
   info(fields: object, message: string): void;
@@ -13,8 +15,20 @@ export interface ToolDeps {
 }
 
 /** A service another feature published; its absence is a wiring error found at start-up. */
-export function required<T>(service: T | undefined, name: string): T {
+function required<T>(service: T | undefined, name: string): T {
   if (service === undefined)
     throw new Error(`The ${name} service is not published; register its routes before MCP.`);
   return service;
+}
+
+// Looked up when a tool, resource or prompt runs rather than when MCP is built: features register in any order.
+
+/** The alarm service the alarm routes published. */
+export function alarmService(context: FeatureContext): AlarmService {
+  return required(context.services.find(alarmServiceKey), 'alarm');
+}
+
+/** The symbol browser the symbol routes published. */
+export function symbolBrowser(context: FeatureContext): SymbolBrowser {
+  return required(context.services.find(symbolBrowserKey), 'symbol browser');
 }

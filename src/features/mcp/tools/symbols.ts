@@ -1,9 +1,8 @@
 // browse_symbols, get_symbol_info and get_enum_members: the symbol browser and type metadata, depth-limited so
 // an agent never pulls a whole program's tree in one answer.
 import { Type } from '@sinclair/typebox';
-import { symbolBrowserKey } from '../../symbols/service.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
-import { required, type ToolDeps } from './deps.ts';
+import { symbolBrowser, type ToolDeps } from './deps.ts';
 import { PlcId, strict, SymbolPath } from './inputs.ts';
 import { targetOf } from './plcs.ts';
 import { limitTree } from './symbol-tree.ts';
@@ -22,7 +21,6 @@ const Depth = (def: number) =>
   });
 
 export function symbolTools({ context }: ToolDeps): Tool[] {
-  const browser = () => required(context.services.find(symbolBrowserKey), 'symbol browser');
   return [
     defineTool({
       name: 'browse_symbols',
@@ -55,7 +53,7 @@ export function symbolTools({ context }: ToolDeps): Tool[] {
       mirrors: 'GET /api/plcs/:plcId/symbols',
       readOnly: true,
       run: async ({ search, flat, depth, limit }, { target }) => {
-        const list = await browser().list(targetOf(target), { search, flat: flat ?? false });
+        const list = await symbolBrowser(context).list(targetOf(target), { search, flat: flat ?? false });
         return { ...limitTree(list, depth ?? 1, limit ?? 200), total: list.length };
       },
     }),
@@ -69,7 +67,7 @@ export function symbolTools({ context }: ToolDeps): Tool[] {
       mirrors: 'GET /api/plcs/:plcId/symbols/:symbolPath',
       readOnly: true,
       run: async ({ path, depth }, { target }) => {
-        const node = await browser().get(targetOf(target), path);
+        const node = await symbolBrowser(context).get(targetOf(target), path);
         const { symbols, truncated } = limitTree([node], depth ?? 1, maxBrowseNodes);
         return { ...symbols[0], truncated };
       },

@@ -61,59 +61,88 @@ export function readAddress(data: Buffer, at: number): { indexGroup: number; ind
   return { indexGroup: data.readUInt32LE(at), indexOffset: data.readUInt32LE(at + 4) };
 }
 
+type NumberField<R> = { [K in keyof R]: R[K] extends number ? K : never }[Exclude<keyof R, 'command'>];
+
+/**
+ * Where a request's fields sit: numbers (u16 or u32, little-endian) in order, then for some a u32 length and
+ * that many data bytes. One table serves both directions, the server's decoder and the raw clients' encoder.
+ */
+interface RequestLayout<R> {
+  readonly numbers: ReadonlyArray<readonly [field: NumberField<R>, bytes: 2 | 4]>;
+  readonly data?: true;
+  /** Reserved bytes a client sends after the fields (zero) and a server does not need. */
+  readonly reserved?: number;
+}
+
+type RequestLayouts = {
+  readonly [C in AdsRequest['command']]: RequestLayout<Extract<AdsRequest, { command: C }>>;
+};
+
+/** Index group and offset, the head of most requests. */
+const address = [
+  ['indexGroup', 4],
+  ['indexOffset', 4],
+] as const;
+
+const requestLayouts: RequestLayouts = {
+  [AdsCommand.ReadDeviceInfo]: { numbers: [] },
+  [AdsCommand.Read]: { numbers: [...address, ['length', 4]] },
+  [AdsCommand.Write]: { numbers: address, data: true },
+  [AdsCommand.ReadState]: { numbers: [] },
+  [AdsCommand.WriteControl]: {
+    numbers: [
+      ['adsState', 2],
+      ['deviceState', 2],
+    ],
+    data: true,
+  },
+  [AdsCommand.AddNotification]: {
+    numbers: [...address, ['length', 4], ['transmissionMode', 4], ['maxDelay', 4], ['cycleTime', 4]],
+    reserved: 16,
+  },
+  [AdsCommand.DeleteNotification]: { numbers: [['handle', 4]] },
+  [AdsCommand.ReadWrite]: { numbers: [...address, ['readLength', 4]], data: true },
+};
+
+type AnyNumberField = {
+  [C in AdsRequest['command']]: NumberField<Extract<AdsRequest, { command: C }>>;
+}[AdsRequest['command']];
+
+/** A request as the layout table sees it: its command, numbers by field name and data. */
+type FlatRequest = { command: number; data?: Buffer } & Partial<Record<AnyNumberField, number>>;
+
+interface FlatLayout {
+  readonly numbers: ReadonlyArray<readonly [field: AnyNumberField, bytes: 2 | 4]>;
+  readonly data?: true;
+  readonly reserved?: number;
+}
+
+function layoutOf(commandId: number): FlatLayout | undefined {
+  return Object.hasOwn(requestLayouts, commandId)
+    ? requestLayouts[commandId as AdsRequest['command']]
+    : undefined;
+}
+
+const commandNames = new Map<number, string>(Object.entries(AdsCommand).map(([name, id]) => [id, name]));
+
 /** Decodes a request payload; throws AdsError (1797 size, 8 unknown command) when it does not parse. */
 export function decodeRequest(commandId: number, data: Buffer): AdsRequest {
-  switch (commandId) {
-    case AdsCommand.ReadDeviceInfo:
-      return { command: commandId };
-    case AdsCommand.ReadState:
-      return { command: commandId };
-    case AdsCommand.Read:
-      need(data, 12, 'Read');
-      return {
-        command: commandId,
-        ...readAddress(data, 0),
-        length: data.readUInt32LE(8),
-      };
-    case AdsCommand.Write:
-      need(data, 12, 'Write');
-      return {
-        command: commandId,
-        ...readAddress(data, 0),
-        data: sized(data, 12, data.readUInt32LE(8), 'Write'),
-      };
-    case AdsCommand.WriteControl:
-      need(data, 8, 'WriteControl');
-      return {
-        command: commandId,
-        adsState: data.readUInt16LE(0),
-        deviceState: data.readUInt16LE(2),
-        data: sized(data, 8, data.readUInt32LE(4), 'WriteControl'),
-      };
-    case AdsCommand.AddNotification:
-      need(data, 24, 'AddNotification');
-      return {
-        command: commandId,
-        ...readAddress(data, 0),
-        length: data.readUInt32LE(8),
-        transmissionMode: data.readUInt32LE(12),
-        maxDelay: data.readUInt32LE(16),
-        cycleTime: data.readUInt32LE(20),
-      };
-    case AdsCommand.DeleteNotification:
-      need(data, 4, 'DeleteNotification');
-      return { command: commandId, handle: data.readUInt32LE(0) };
-    case AdsCommand.ReadWrite:
-      need(data, 16, 'ReadWrite');
-      return {
-        command: commandId,
-        ...readAddress(data, 0),
-        readLength: data.readUInt32LE(8),
-        data: sized(data, 16, data.readUInt32LE(12), 'ReadWrite'),
-      };
-    default:
-      throw new AdsError(AdsErrorCode.UnknownCommandId, `Unknown ADS command id ${commandId}`);
+  const layout = layoutOf(commandId);
+  if (layout === undefined) {
+    throw new AdsError(AdsErrorCode.UnknownCommandId, `Unknown ADS command id ${commandId}`);
   }
+  const what = commandNames.get(commandId) ?? String(commandId);
+  const fixed = layout.numbers.reduce((n, [, bytes]) => n + bytes, layout.data ? 4 : 0);
+  need(data, fixed, what);
+  const request: FlatRequest = { command: commandId };
+  let at = 0;
+  for (const [field, bytes] of layout.numbers) {
+    request[field] = bytes === 2 ? data.readUInt16LE(at) : data.readUInt32LE(at);
+    at += bytes;
+  }
+  if (layout.data) request.data = sized(data, at + 4, data.readUInt32LE(at), what);
+  // The layout of the command is what the command's member of the union holds.
+  return request as AdsRequest;
 }
 
 function u32(value: number): Buffer {
@@ -243,55 +272,23 @@ export function decodeDeviceNotification(data: Buffer): NotificationStamp[] {
 
 /** Encodes a request payload, as a client would send it. */
 export function encodeRequest(request: AdsRequest): Buffer {
-  switch (request.command) {
-    case AdsCommand.ReadDeviceInfo:
-    case AdsCommand.ReadState:
-      return Buffer.alloc(0);
-    case AdsCommand.Read: {
-      const out = Buffer.alloc(12);
-      out.writeUInt32LE(request.indexGroup >>> 0, 0);
-      out.writeUInt32LE(request.indexOffset >>> 0, 4);
-      out.writeUInt32LE(request.length >>> 0, 8);
-      return out;
-    }
-    case AdsCommand.Write: {
-      const out = Buffer.alloc(12 + request.data.length);
-      out.writeUInt32LE(request.indexGroup >>> 0, 0);
-      out.writeUInt32LE(request.indexOffset >>> 0, 4);
-      out.writeUInt32LE(request.data.length, 8);
-      request.data.copy(out, 12);
-      return out;
-    }
-    case AdsCommand.WriteControl: {
-      const out = Buffer.alloc(8 + request.data.length);
-      out.writeUInt16LE(request.adsState, 0);
-      out.writeUInt16LE(request.deviceState, 2);
-      out.writeUInt32LE(request.data.length, 4);
-      request.data.copy(out, 8);
-      return out;
-    }
-    case AdsCommand.AddNotification: {
-      const out = Buffer.alloc(40);
-      out.writeUInt32LE(request.indexGroup >>> 0, 0);
-      out.writeUInt32LE(request.indexOffset >>> 0, 4);
-      out.writeUInt32LE(request.length >>> 0, 8);
-      out.writeUInt32LE(request.transmissionMode, 12);
-      out.writeUInt32LE(request.maxDelay >>> 0, 16);
-      out.writeUInt32LE(request.cycleTime >>> 0, 20);
-      return out;
-    }
-    case AdsCommand.DeleteNotification:
-      return u32(request.handle);
-    case AdsCommand.ReadWrite: {
-      const out = Buffer.alloc(16 + request.data.length);
-      out.writeUInt32LE(request.indexGroup >>> 0, 0);
-      out.writeUInt32LE(request.indexOffset >>> 0, 4);
-      out.writeUInt32LE(request.readLength >>> 0, 8);
-      out.writeUInt32LE(request.data.length, 12);
-      request.data.copy(out, 16);
-      return out;
-    }
+  const flat: FlatRequest = request;
+  const layout = layoutOf(request.command) ?? { numbers: [] };
+  const fixed = layout.numbers.reduce((n, [, bytes]) => n + bytes, 0);
+  const data = layout.data ? (flat.data ?? Buffer.alloc(0)) : undefined;
+  const out = Buffer.alloc(fixed + (data ? 4 + data.length : 0) + (layout.reserved ?? 0));
+  let at = 0;
+  for (const [field, bytes] of layout.numbers) {
+    const value = flat[field] ?? 0;
+    if (bytes === 2) out.writeUInt16LE(value, at);
+    else out.writeUInt32LE(value >>> 0, at);
+    at += bytes;
   }
+  if (data) {
+    out.writeUInt32LE(data.length, at);
+    data.copy(out, at + 4);
+  }
+  return out;
 }
 
 /** The ReadDeviceInfo answer of a port: a version under the port's device name. */
