@@ -55,7 +55,8 @@ export class JournalFollower {
     await connection.connect().catch(() => undefined);
     while (!this.#stopped) {
       if (connection.status !== 'ready') {
-        await Promise.race([once(connection, 'ready'), once(connection, 'end')]);
+        // A failed reconnection emits 'error', which rejects `once`: the loop waits again.
+        await Promise.race([once(connection, 'ready'), once(connection, 'end')]).catch(() => undefined);
         continue;
       }
       const wait = this.#lastRead + coalesceMs - performance.now();

@@ -112,8 +112,16 @@ export class JournalMirror implements JournalReader {
     return this.#journal.readSince(after, limit);
   }
 
+  /** 0 until the journal starts: below every seq it hands out, so clients here are sent its first entries. */
   newest(): number {
-    return this.#journal.newest();
+    return this.#epoch === undefined ? 0 : this.#journal.newest();
+  }
+
+  /** Every entry since the journal started, when this copy holds all of them and they explain the whole list. */
+  sinceStart(): JournalEntry[] | undefined {
+    if (this.#epoch === undefined || !this.#journal.holdsAfter(this.#epoch)) return undefined;
+    const { entries } = this.#journal.readSince(undefined, this.#capacity);
+    return entries.length > 0 || this.#readings.size === 0 ? [...entries] : undefined;
   }
 
   /**

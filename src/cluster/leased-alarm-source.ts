@@ -220,6 +220,12 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     const previous = this.journal.epoch;
     this.journal.load(stored, this.#deps.now());
     if (!announce) return;
+    // A journal started since this copy found none: its clients hold nothing, so its entries are news to them.
+    const news = previous === undefined ? this.journal.sinceStart() : undefined;
+    if (news !== undefined) {
+      if (news.length > 0) for (const listener of [...this.#listeners]) listener(news);
+      return;
+    }
     const fields = { plcId: this.plcId, epoch: stored.epoch };
     if (previous === undefined) this.#deps.log.info(fields, 'alarm journal started; clients resync');
     else this.#deps.log.warn(fields, 'alarm journal restarted; clients resync');

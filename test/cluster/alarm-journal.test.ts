@@ -1,7 +1,8 @@
 // Alarm monitoring by three replicas in real processes on one sim-ads PLC (the alarm scenario, its script stopped:
 // the test writes the alarm array) and one Redis: one lease holder watches the array, every replica serves the
-// same journal; a SIGKILLed holder is replaced and a resuming client misses nothing and gets nothing twice; a Redis
-// that comes back empty restarts the journal from a fresh snapshot with a `resync` to connected clients.
+// same journal, and clients connected before it started get its first entries as transitions; a SIGKILLed holder
+// is replaced and a resuming client misses nothing and gets nothing twice; a Redis that comes back empty restarts
+// the journal from a fresh snapshot with a `resync` to connected clients.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resolve } from 'node:path';
@@ -51,12 +52,12 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
   };
 
   before(async () => {
+    // Redis is down while the replicas start: no replica holds the lease and no journal exists yet.
     redis = await RedisServer.start();
+    await redis.kill();
     sim = await startSimAds(resolve('test/features/alarms/scenario'), ['--stopped']);
     await Promise.all(['r1', 'r2', 'r3'].map((id, i) => start(id, i + 1)));
     headers = authHeaders(await mintToken({ sub: 'operator-1' }));
-    // The first holder has stored the journal's first (empty) snapshot once every replica lists line1's lease.
-    await holder();
   });
 
   after(async () => {
@@ -118,11 +119,18 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
       .filter((e) => e.event === 'alarm')
       .map((e) => `${(e.data as Transition).kind} ${(e.data as Transition).alarm.code}`);
 
-  it('an alarm raised through one replica and acknowledged through another: one journal on all, the sub included', async () => {
+  it('an alarm raised through one replica before the journal starts and acknowledged through another: every client gets both transitions, one journal on all, the sub included', async () => {
     const [r1, r2, r3] = ['r1', 'r2', 'r3'].map(replica) as [CliProcess, CliProcess, CliProcess];
     const clients = await Promise.all([r1, r2, r3].map((r) => stream(r)));
     await writeSlot(r2, 1, entry({ sKey: 'PUMP_DRY', ErrorType: 3 }));
+    // The journal starts with the first holder's first snapshot, which raises PUMP_DRY: each replica learns of
+    // the journal and of that entry at once, which is news to its clients, not a restart to resync them about.
+    await redis.restart();
     await Promise.all(clients.map((c) => c.next(alarmEvent('raised', 'PUMP_DRY'))));
+    for (const c of clients) {
+      assert.deepEqual(transitions(c.events), ['raised PUMP_DRY']);
+      assert.equal(c.events.filter((e) => e.event === 'resync').length, 0);
+    }
 
     const acker = authHeaders(await mintToken({ sub: 'acker-7' }));
     const ack = await fetch(`${r3.url}/api/plcs/line1/alarms/PUMP_DRY/acknowledge`, {
