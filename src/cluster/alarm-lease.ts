@@ -1,6 +1,8 @@
-// One PLC's alarm lease as seen from this replica: tried for while the replica reaches the PLC, renewed while
-// held, released when the PLC is out of reach or the replica stops, and reported lost as soon as Redis says
-// another replica holds it (or Redis has been unreachable for the lease's whole time to live).
+// One PLC's alarm lease as seen from this replica: tried for while the replica reaches the PLC and is below its
+// fair share of the leases (or when the lease has stayed free for a grace time: no other replica wants it),
+// renewed while held, released when the PLC is out of reach, the replica stops or hands it on to balance the
+// leases, and reported lost as soon as Redis says another replica holds it (or Redis has been unreachable for the
+// lease's whole time to live). The rounds are driven by the LeaseBalancer.
 import { acquireLease, releaseLease, renewLease, type AlarmKeys } from './alarm-scripts.ts';
 import type { ClusterLog, RedisLink } from './redis-link.ts';
 
@@ -14,22 +16,37 @@ export interface LeaseHandlers {
   epoch(epoch: number | undefined): void;
 }
 
+/** How many more free leases this replica may take in this round. */
+export interface LeaseShare {
+  /** Takes one place of the share; false when the replica holds its fair share already. */
+  claim(): boolean;
+  /** Gives a claimed place back (the lease was not free after all). */
+  unclaim(): void;
+}
+
+/** The lease key lives three quarters of the lease time; rounds come five times in it. */
+export function leaseTimes(leaseMs: number): { ttlMs: number; tickMs: number } {
+  return { ttlMs: Math.round((leaseMs * 3) / 4), tickMs: Math.round(leaseMs / 5) };
+}
+
 export class AlarmLease {
   readonly #link: RedisLink;
   readonly #keys: AlarmKeys;
   readonly #replicaId: string;
   readonly #ttlMs: number;
-  readonly #tickMs: number;
+  readonly #graceMs: number;
   readonly #handlers: LeaseHandlers;
   readonly #log: ClusterLog;
   #value: string | undefined;
   #renewedAt = 0;
-  #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
+  /** Since when this replica has seen the lease free without taking it (its share was full). */
+  #freeSince: number | undefined;
 
   /**
    * `leaseMs`: Cluster.LeaseSeconds. The key lives three quarters of it and is renewed five times in it, so a
-   * dead holder's lease expires and is taken within the lease time, and a slow renewal or two is harmless.
+   * dead holder's lease expires and is taken within the lease time, and a slow renewal or two is harmless. A
+   * lease left free that long although this replica's share is full is taken anyway.
    */
   constructor(
     link: RedisLink,
@@ -42,8 +59,8 @@ export class AlarmLease {
     this.#link = link;
     this.#keys = keys;
     this.#replicaId = replicaId;
-    this.#ttlMs = Math.round((leaseMs * 3) / 4);
-    this.#tickMs = Math.round(leaseMs / 5);
+    this.#ttlMs = leaseTimes(leaseMs).ttlMs;
+    this.#graceMs = leaseMs;
     this.#handlers = handlers;
     this.#log = log;
   }
@@ -52,14 +69,7 @@ export class AlarmLease {
     return this.#value !== undefined;
   }
 
-  start(): void {
-    this.#timer = setInterval(() => void this.tick(), this.#tickMs);
-    this.#timer.unref();
-    void this.tick();
-  }
-
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
     await this.#ticking;
     await this.release('stopping');
   }
@@ -71,9 +81,12 @@ export class AlarmLease {
     await this.#handlers.lost(reason);
   }
 
-  /** One round: renew or try to take; concurrent calls share one round. */
-  tick(): Promise<void> {
-    this.#ticking ??= this.#round()
+  /**
+   * One round: renew (`offer`: and offer the lease to a replica below its share, which takes it over at its next
+   * round; until then this one keeps watching) or try to take; concurrent calls share one round.
+   */
+  tick(share: LeaseShare, offer = false): Promise<void> {
+    this.#ticking ??= this.#round(share, offer)
       .catch((err: unknown) =>
         this.#log.warn({ key: this.#keys.lease, err: (err as Error).message }, 'alarm lease round failed'),
       )
@@ -81,7 +94,7 @@ export class AlarmLease {
     return this.#ticking;
   }
 
-  async #round(): Promise<void> {
+  async #round(share: LeaseShare, offer: boolean): Promise<void> {
     const value = this.#value;
     if (value !== undefined) {
       if (!this.#handlers.canHold()) {
@@ -93,8 +106,8 @@ export class AlarmLease {
         answer = (await this.#link.eval(
           'alarm-lease',
           renewLease,
-          [this.#keys.lease, this.#keys.state],
-          [value, this.#ttlMs],
+          [this.#keys.lease, this.#keys.state, this.#keys.offer],
+          [value, this.#ttlMs, offer ? '1' : '0'],
         )) as [number, string];
       } catch (err) {
         if (Date.now() - this.#renewedAt > this.#ttlMs)
@@ -107,19 +120,35 @@ export class AlarmLease {
       return;
     }
     if (!this.#handlers.canHold()) {
+      this.#freeSince = undefined;
       const epoch = await this.#link.run('alarm-lease', (r) => r.hget(this.#keys.state, 'epoch'));
       this.#handlers.epoch(epochOf(epoch ?? ''));
       return;
     }
-    const [token, epoch, holder, renewed] = (await this.#link.eval(
-      'alarm-lease',
-      acquireLease,
-      [this.#keys.lease, this.#keys.fence, this.#keys.state],
-      [this.#replicaId, this.#ttlMs],
-    )) as [number, string, string, string];
+    const claimed = share.claim();
+    const graceOver = this.#freeSince !== undefined && Date.now() - this.#freeSince >= this.#graceMs;
+    let answer: [number, string, string, string, number];
+    try {
+      answer = (await this.#link.eval(
+        'alarm-lease',
+        acquireLease,
+        [this.#keys.lease, this.#keys.fence, this.#keys.state, this.#keys.offer],
+        [this.#replicaId, this.#ttlMs, claimed ? 'share' : graceOver ? 'grace' : 'look'],
+      )) as [number, string, string, string, number];
+    } catch (err) {
+      if (claimed) share.unclaim();
+      throw err;
+    }
+    const [token, epoch, holder, renewed, available] = answer;
     this.#handlers.epoch(epochOf(epoch));
-    if (token === 0) return;
+    if (token === 0) {
+      if (claimed) share.unclaim();
+      // Only a free lease waits out the grace time: an offered one is watched by its holder meanwhile.
+      this.#freeSince = available === 1 ? (this.#freeSince ?? Date.now()) : undefined;
+      return;
+    }
     this.#value = `${token}|${this.#replicaId}`;
+    this.#freeSince = undefined;
     this.#renewedAt = Date.now();
     const previous =
       holder !== '' && holder !== this.#replicaId ? { holder, renewedMs: Number(renewed) } : undefined;

@@ -5,19 +5,25 @@ import type { AlarmSourceFactory } from '../features/alarms/alarm-source.ts';
 import type { AlarmLog } from '../features/alarms/monitor.ts';
 import { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import { alarmKeys } from './alarm-scripts.ts';
+import { AppendBatcher } from './append-batcher.ts';
 import type { Cluster } from './cluster.ts';
 import { JournalFollower } from './journal-follower.ts';
+import { LeaseBalancer } from './lease-balancer.ts';
 import { LeasedAlarmSource } from './leased-alarm-source.ts';
 
 export class AlarmLeases {
   readonly #cluster: Cluster;
   readonly #follower: JournalFollower;
+  readonly #appends: AppendBatcher;
+  readonly #balancer: LeaseBalancer;
   readonly #metrics: AlarmLeaseMetrics;
   readonly #plcIds = new Set<string>();
 
   constructor(cluster: Cluster, registry: Registry, log: AlarmLog) {
     this.#cluster = cluster;
     this.#follower = new JournalFollower(cluster.link, log);
+    this.#appends = new AppendBatcher(cluster.link);
+    this.#balancer = new LeaseBalancer(cluster, log);
     this.#metrics = new AlarmLeaseMetrics(registry);
   }
 
@@ -28,6 +34,8 @@ export class AlarmLeases {
       return new LeasedAlarmSource(target, settings, {
         cluster: this.#cluster,
         follower: this.#follower,
+        appends: this.#appends,
+        balancer: this.#balancer,
         metrics: this.#metrics,
         ...deps,
       });
@@ -49,7 +57,8 @@ export class AlarmLeases {
     return holders;
   }
 
-  stop(): Promise<void> {
-    return this.#follower.stop();
+  async stop(): Promise<void> {
+    await this.#balancer.stop();
+    await this.#follower.stop();
   }
 }

@@ -1,6 +1,7 @@
 // The Redis side of alarm monitoring across replicas, per monitored PLC: the lease (`<token>|<ReplicaId>`, the
 // token a fencing counter), the journal stream (ids `<seq>-0`), and a state hash with the journal's epoch, its
-// newest seq, the outstanding alarms as of that seq (the last snapshot), the holder and its last renewal.
+// newest seq, the last snapshot of the outstanding alarms and the seq it is as of (`snapseq`: the outstanding
+// alarms now are that snapshot with the stream's later entries applied), the holder and its last renewal.
 // Every write checks the lease in the same script, so a holder whose lease was taken cannot append.
 import { clusterKey } from './cluster.ts';
 import { luaScript } from './redis-link.ts';
@@ -10,6 +11,7 @@ export interface AlarmKeys {
   readonly fence: string;
   readonly state: string;
   readonly journal: string;
+  readonly offer: string;
 }
 
 export function alarmKeys(plcId: string): AlarmKeys {
@@ -18,6 +20,7 @@ export function alarmKeys(plcId: string): AlarmKeys {
     fence: clusterKey('alarms', plcId, 'fence'),
     state: clusterKey('alarms', plcId, 'state'),
     journal: clusterKey('alarms', plcId, 'journal'),
+    offer: clusterKey('alarms', plcId, 'offer'),
   };
 }
 
@@ -32,30 +35,53 @@ const redisNowMs = `local function now_ms()
 end
 `;
 
-// KEYS lease, fence, state; ARGV ReplicaId, ttl ms. -> { token or 0, epoch, previous holder, its last renewal }.
-// A lease already held by this replica is kept (same token): the caller takes over from the stored state again.
+// KEYS lease, fence, state, offer; ARGV ReplicaId, ttl ms, 'share' (to take a free or offered lease), 'grace'
+// (a free one only) or 'look'. -> { token or 0, epoch, previous holder (whose lease expired), its last renewal,
+// 1 when the lease is free or 2 offered (and was not taken) }. A lease already held by this replica is kept (same token): the caller takes
+// over from the stored state again. Taking an offered lease fences its holder at once.
 export const acquireLease = luaScript(`${redisNowMs}
 local epoch = redis.call('HGET', KEYS[3], 'epoch') or ''
 local current = redis.call('GET', KEYS[1])
 if current then
   local token, holder = string.match(current, '^(%d+)|(.*)$')
-  if holder ~= ARGV[1] then return { 0, epoch, '', '0' } end
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return { tonumber(token), epoch, '', '0' }
+  if holder == ARGV[1] then
+    redis.call('PEXPIRE', KEYS[1], ARGV[2])
+    return { tonumber(token), epoch, '', '0', 0 }
+  end
+  if redis.call('GET', KEYS[4]) ~= current then return { 0, epoch, '', '0', 0 } end
+  if ARGV[3] ~= 'share' then return { 0, epoch, '', '0', 2 } end
+  redis.call('DEL', KEYS[4])
+  local next = redis.call('INCR', KEYS[2])
+  redis.call('SET', KEYS[1], next .. '|' .. ARGV[1], 'PX', ARGV[2])
+  redis.call('HSET', KEYS[3], 'holder', ARGV[1], 'renewed', now_ms())
+  return { next, epoch, '', '0', 0 }
 end
+if ARGV[3] == 'look' then return { 0, epoch, '', '0', 1 } end
 local token = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], token .. '|' .. ARGV[1], 'PX', ARGV[2])
 local previous = redis.call('HMGET', KEYS[3], 'holder', 'renewed')
 redis.call('HSET', KEYS[3], 'holder', ARGV[1], 'renewed', now_ms())
-return { token, epoch, previous[1] or '', previous[2] or '0' }
+return { token, epoch, previous[1] or '', previous[2] or '0', 0 }
 `);
 
-// KEYS lease, state; ARGV lease value, ttl ms. -> { 1 held or 0 lost, epoch }.
+// KEYS members (a sorted set: ReplicaId by its last round, Redis ms); ARGV ReplicaId, window ms. Marks this
+// replica as taking part in the alarm leases and answers how many replicas did within the window (itself included).
+export const leaseRound = luaScript(`${redisNowMs}
+local now = now_ms()
+redis.call('ZADD', KEYS[1], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return redis.call('ZCARD', KEYS[1])
+`);
+
+// KEYS lease, state, offer; ARGV lease value, ttl ms, '1' to offer the lease to a replica below its share.
+// -> { 1 held or 0 lost, epoch }.
 export const renewLease = luaScript(`${redisNowMs}
 local epoch = redis.call('HGET', KEYS[2], 'epoch') or ''
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 0, epoch } end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('HSET', KEYS[2], 'renewed', now_ms())
+if ARGV[3] == '1' then redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2]) else redis.call('DEL', KEYS[3]) end
 return { 1, epoch }
 `);
 
@@ -66,13 +92,15 @@ return 0
 `);
 
 // KEYS lease, state, journal, then one ack key per entry; ARGV lease value, journal length, epoch to start when
-// there is none (the journal restarts), snapshot JSON, entry count, then per entry its JSON and '1' when it is an
-// `acknowledged` entry (it claims the acknowledging user). -> { newest seq, epoch, Redis time ms }.
+// there is none (the journal restarts), snapshot JSON or '' (none this time: the stored one and the entries after
+// it still tell the outstanding alarms), entry count, then per entry its JSON and '1' when it is an `acknowledged`
+// entry (it claims the acknowledging user). -> { newest seq, epoch, Redis time ms }.
 export const appendTransitions = luaScript(`${redisNowMs}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('FENCED the alarm lease is held by another replica') end
 local epoch = redis.call('HGET', KEYS[2], 'epoch')
 local seq
 if not epoch then
+  if ARGV[4] == '' then return redis.error_reply('NOSNAPSHOT a new journal starts from a snapshot') end
   epoch = ARGV[3]
   seq = tonumber(epoch)
   redis.call('DEL', KEYS[3])
@@ -93,6 +121,8 @@ for i = 1, n do
   end
   redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[2], string.format('%.0f', seq) .. '-0', unpack(fields))
 end
-redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', string.format('%.0f', seq), 'snapshot', ARGV[4])
-return { string.format('%.0f', seq), epoch, now_ms() }
+local newest = string.format('%.0f', seq)
+redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', newest)
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'snapshot', ARGV[4], 'snapseq', newest) end
+return { newest, epoch, now_ms() }
 `);

@@ -1,6 +1,9 @@
 // Follows every monitored PLC's journal stream with one blocking XREAD on a connection of its own (a blocked
-// connection can send nothing else), handing each stream's new entries to its reader in order.
+// connection can send nothing else), handing each stream's new entries to its reader in order. Reads are at
+// least `coalesceMs` apart: with many PLCs appending at their own moments, a read per append would wake every
+// replica hundreds of times a second; this way a busy plant's appends arrive in batches, a quiet one's at once.
 import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { ClusterLog, RedisLink } from './redis-link.ts';
@@ -18,6 +21,8 @@ export interface FollowedStream {
 const blockMs = 2000;
 const batch = 1000;
 const retryMs = 500;
+/** The shortest time between two reads: the most a transition waits for its batch. */
+export const coalesceMs = 20;
 
 export class JournalFollower {
   readonly #link: RedisLink;
@@ -26,6 +31,7 @@ export class JournalFollower {
   #connection: Redis | undefined;
   #running: Promise<void> | undefined;
   #stopped = false;
+  #lastRead = -Infinity;
 
   constructor(link: RedisLink, log: ClusterLog) {
     this.#link = link;
@@ -53,6 +59,10 @@ export class JournalFollower {
         await Promise.race([once(connection, 'ready'), once(connection, 'end')]).catch(() => undefined);
         continue;
       }
+      const wait = this.#lastRead + coalesceMs - performance.now();
+      if (wait > 0) await delay(wait);
+      if (this.#stopped) break;
+      this.#lastRead = performance.now();
       const streams = [...this.#streams];
       try {
         const answer = await this.#link.run('alarm-follow', () =>

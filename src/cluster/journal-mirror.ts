@@ -17,7 +17,7 @@ export interface StoredJournal {
   /** The seq before the journal's first entry (a start time in microseconds); undefined: none yet. */
   readonly epoch: number | undefined;
   readonly outstanding: readonly AlarmReading[];
-  readonly entries: readonly StreamEntry[];
+  readonly entries: readonly JournalEntry[];
 }
 
 export function parseEntry([id, fields]: StreamEntry): { epoch: number; entry: JournalEntry } {
@@ -33,6 +33,27 @@ export function parseEntry([id, fields]: StreamEntry): { epoch: number; entry: J
     ...(user === undefined ? {} : { user }),
   };
   return { epoch: Number(get('p')), entry };
+}
+
+/** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */
+export function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEntry): void {
+  const { key } = entry.reading;
+  if (entry.kind === 'ended' || !isOutstanding(entry.reading)) readings.delete(key);
+  else readings.set(key, entry.reading);
+}
+
+/**
+ * The outstanding alarms as of the journal's newest entry: the stored snapshot (as of `snapshotSeq`) with the
+ * later entries applied, in slot order.
+ */
+export function outstandingAfter(
+  snapshot: readonly AlarmReading[],
+  snapshotSeq: number,
+  entries: readonly JournalEntry[],
+): AlarmReading[] {
+  const readings = new Map(snapshot.map((r) => [r.key, r]));
+  for (const entry of entries) if (entry.seq > snapshotSeq) applyEntry(readings, entry);
+  return [...readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
 }
 
 export class JournalMirror implements JournalReader {
@@ -55,7 +76,7 @@ export class JournalMirror implements JournalReader {
   load(stored: StoredJournal, now: number): void {
     this.#epoch = stored.epoch;
     this.#journal = new AlarmJournal(this.#capacity, stored.epoch === undefined ? now : stored.epoch / 1000);
-    for (const raw of stored.entries) this.#journal.follow(parseEntry(raw).entry);
+    for (const entry of stored.entries) this.#journal.follow(entry);
     this.#readings = new Map(stored.outstanding.map((r) => [r.key, r]));
     this.#outstanding = undefined;
   }
@@ -71,9 +92,7 @@ export class JournalMirror implements JournalReader {
       if (epoch !== this.#epoch) return undefined;
       if (!this.#journal.follow(entry)) continue;
       taken.push(entry);
-      const { key } = entry.reading;
-      if (entry.kind === 'ended' || !isOutstanding(entry.reading)) this.#readings.delete(key);
-      else this.#readings.set(key, entry.reading);
+      applyEntry(this.#readings, entry);
       this.#outstanding = undefined;
     }
     return taken;

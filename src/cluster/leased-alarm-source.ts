@@ -9,15 +9,26 @@ import { AlarmMonitor, type AlarmLog } from '../features/alarms/monitor.ts';
 import type { AlarmReading } from '../features/alarms/reading.ts';
 import type { ConnectionState, PlcTarget } from '../targets/target.ts';
 import { AlarmLease } from './alarm-lease.ts';
-import { ackKey, alarmKeys, appendTransitions, type AlarmKeys } from './alarm-scripts.ts';
+import { ackKey, alarmKeys, type AlarmKeys } from './alarm-scripts.ts';
+import type { AppendBatcher, Appender, PendingAppend } from './append-batcher.ts';
 import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import type { Cluster } from './cluster.ts';
-import { JournalMirror, type StreamEntry } from './journal-mirror.ts';
+import {
+  JournalMirror,
+  outstandingAfter,
+  parseEntry,
+  type StoredJournal,
+  type StreamEntry,
+} from './journal-mirror.ts';
 import type { JournalFollower } from './journal-follower.ts';
+import type { LeaseBalancer } from './lease-balancer.ts';
+import type { ScriptAnswer } from './redis-link.ts';
 
 export interface LeasedSourceDeps {
   readonly cluster: Cluster;
   readonly follower: JournalFollower;
+  readonly appends: AppendBatcher;
+  readonly balancer: LeaseBalancer;
   readonly metrics: AlarmLeaseMetrics;
   readonly log: AlarmLog;
   readonly now: () => number;
@@ -25,12 +36,25 @@ export interface LeasedSourceDeps {
 
 /** How long an acknowledge request waits in Redis for the `acknowledged` transition to claim it. */
 const ackClaimMs = 60_000;
-const reasons: Record<ScopeFailure['state'], string> = {
+const reasons: Record<Exclude<ScopeFailure['state'], 'Stale'>, string> = {
   Connecting: 'The gateway is connecting to the PLC.',
   Disconnected: 'The PLC connection is lost.',
 };
 
-export class LeasedAlarmSource implements AlarmSource {
+/** The watch of a lease held: its monitor, the lease value that fences its appends, and what is to append. */
+interface Watch {
+  readonly monitor: AlarmMonitor;
+  readonly value: string;
+  /** Whether its first snapshot was read (and handed to the next batch). */
+  published: boolean;
+  /** Transitions not yet handed to a batch. */
+  readonly pending: JournalEntry[];
+  /** Whether Redis holds a snapshot of this watch, and how many entries were appended after it. */
+  snapshotted: boolean;
+  sinceSnapshot: number;
+}
+
+export class LeasedAlarmSource implements AlarmSource, Appender {
   readonly plcId: string;
   readonly settings: AlarmTargetConfig;
   readonly journal: JournalMirror;
@@ -44,12 +68,9 @@ export class LeasedAlarmSource implements AlarmSource {
   #queue: Promise<void> = Promise.resolve();
   #failure: ScopeFailure | undefined;
   #offState: (() => void) | undefined;
-  #watch: { monitor: AlarmMonitor; value: string } | undefined;
-  /** Appends of the current watch, in order. */
-  #appends: Promise<void> = Promise.resolve();
+  #watch: Watch | undefined;
   /** Set on a takeover from another replica: its last renewal, until the new holder first appends. */
   #takeoverFromMs: number | undefined;
-  #published = false;
 
   constructor(target: PlcTarget, settings: AlarmTargetConfig, deps: LeasedSourceDeps) {
     this.plcId = target.id;
@@ -98,12 +119,12 @@ export class LeasedAlarmSource implements AlarmSource {
       cursor: () => (this.journal.epoch === undefined ? '0-0' : `${this.journal.newest()}-0`),
       take: (entries) => this.#enqueue(() => this.#take(entries)),
     });
-    this.#lease.start();
+    this.#deps.balancer.add(this.#lease);
   }
 
   async stop(): Promise<void> {
     this.#offState?.();
-    await this.#lease.stop();
+    await this.#deps.balancer.remove(this.#lease);
     this.#listeners.clear();
     this.#resyncs.clear();
   }
@@ -116,8 +137,17 @@ export class LeasedAlarmSource implements AlarmSource {
     return this.journal.reading(key);
   }
 
+  /** The PLC connection's failure, else whether the shared journal is out of reach (the list may be stale). */
   failure(): ScopeFailure | undefined {
-    return this.#failure;
+    const link = this.#deps.cluster.link;
+    if (this.#failure !== undefined || link.reachable) return this.#failure;
+    return {
+      state: 'Stale',
+      reason:
+        'The shared Redis is unreachable: these are this replica’s last copy of the alarm journal; ' +
+        'transitions resume when it is back.',
+      since: new Date(link.unreachableSince).toISOString(),
+    };
   }
 
   onTransitions(listener: TransitionListener): () => void {
@@ -202,17 +232,22 @@ export class LeasedAlarmSource implements AlarmSource {
     for (const listener of [...this.#resyncs]) listener();
   }
 
-  async #readStored() {
+  async #readStored(): Promise<StoredJournal> {
     const answer = await this.#deps.cluster.link.run('alarm-load', (r) =>
-      r.multi().hmget(this.#keys.state, 'epoch', 'snapshot').xrange(this.#keys.journal, '-', '+').exec(),
+      r
+        .multi()
+        .hmget(this.#keys.state, 'epoch', 'snapshot', 'snapseq', 'seq')
+        .xrange(this.#keys.journal, '-', '+')
+        .exec(),
     );
-    const [epoch, snapshot] = (answer?.[0]?.[1] ?? []) as [string | null, string | null];
-    const entries = (answer?.[1]?.[1] ?? []) as StreamEntry[];
-    return {
-      epoch: epoch === null ? undefined : Number(epoch),
-      outstanding: snapshot === null ? [] : (JSON.parse(snapshot) as AlarmReading[]),
-      entries: epoch === null ? [] : entries,
-    };
+    const [epoch, snapshot, snapseq, seq] = (answer?.[0]?.[1] ?? []) as Array<string | null>;
+    if (epoch === null || epoch === undefined) return { epoch: undefined, outstanding: [], entries: [] };
+    const entries = ((answer?.[1]?.[1] ?? []) as StreamEntry[]).map((raw) => parseEntry(raw).entry);
+    const stored =
+      snapshot === null || snapshot === undefined ? [] : (JSON.parse(snapshot) as AlarmReading[]);
+    // A state written before snapshots became periodic has its snapshot as of its newest entry.
+    const snapshotSeq = Number(snapseq ?? seq ?? epoch);
+    return { epoch: Number(epoch), outstanding: outstandingAfter(stored, snapshotSeq, entries), entries };
   }
 
   async #acquired(value: string, previous: { holder: string; renewedMs: number } | undefined): Promise<void> {
@@ -224,10 +259,16 @@ export class LeasedAlarmSource implements AlarmSource {
       { ...this.settings, JournalLength: 1 },
       { log: this.#deps.log, now: this.#deps.now, onApplied: (entries) => this.#append(watch, entries) },
     );
-    const watch = { monitor, value };
+    const watch: Watch = {
+      monitor,
+      value,
+      published: false,
+      pending: [],
+      snapshotted: false,
+      sinceSnapshot: 0,
+    };
     if (stored.epoch !== undefined) monitor.seed(stored.outstanding);
     this.#watch = watch;
-    this.#published = false;
     this.#takeoverFromMs = previous?.renewedMs;
     this.#deps.metrics.held(this.plcId, true);
     this.#deps.log.info(
@@ -249,44 +290,60 @@ export class LeasedAlarmSource implements AlarmSource {
     await watch?.monitor.stop();
   }
 
-  /** The first snapshot after taking the lease is always stored (it may restart the journal); later ones with transitions. */
-  #append(watch: { monitor: AlarmMonitor; value: string }, entries: readonly JournalEntry[]): void {
-    if (this.#watch !== watch || (entries.length === 0 && this.#published)) return;
-    this.#published = true;
-    const snapshot = JSON.stringify(watch.monitor.outstanding());
+  /** The first snapshot after taking the lease is always appended (it may restart the journal); later ones with transitions. */
+  #append(watch: Watch, entries: readonly JournalEntry[]): void {
+    if (this.#watch !== watch || (entries.length === 0 && watch.published)) return;
+    watch.published = true;
+    watch.pending.push(...entries);
+    this.#deps.appends.request(this);
+  }
+
+  /** This PLC's part of the next batch: every transition since the last one, and a snapshot now and then. */
+  nextAppend(): PendingAppend | undefined {
+    const watch = this.#watch;
+    if (watch === undefined || !watch.published) return undefined;
+    const entries = watch.pending.splice(0);
+    if (entries.length === 0 && watch.snapshotted) return undefined;
+    // A snapshot with the first append (a new journal starts from it), then once per half journal: the stream
+    // always still holds every entry after the stored snapshot, which is how a new holder rebuilds the list.
+    const snapshotEvery = Math.max(1, Math.floor(this.settings.JournalLength / 2));
+    const withSnapshot = !watch.snapshotted || watch.sinceSnapshot + entries.length >= snapshotEvery;
     const keys = [this.#keys.lease, this.#keys.state, this.#keys.journal];
     const args: Array<string | number> = [
       watch.value,
       this.settings.JournalLength,
       Math.floor(this.#deps.now()) * 1000,
-      snapshot,
+      withSnapshot ? JSON.stringify(watch.monitor.outstanding()) : '',
       entries.length,
     ];
     for (const { kind, at, reading } of entries) {
       keys.push(ackKey(this.plcId, reading.key));
       args.push(JSON.stringify({ at, kind, reading }), kind === 'acknowledged' ? '1' : '0');
     }
-    this.#appends = this.#appends.then(async () => {
-      if (this.#watch !== watch) return;
-      try {
-        const [, , redisMs] = (await this.#deps.cluster.link.eval(
-          'alarm-append',
-          appendTransitions,
-          keys,
-          args,
-        )) as [string, string, number];
-        if (this.#takeoverFromMs !== undefined) {
-          this.#deps.metrics.tookOver(Math.max(0, redisMs - this.#takeoverFromMs) / 1000);
-          this.#takeoverFromMs = undefined;
-        }
-      } catch (err) {
-        if (this.#watch !== watch) return;
-        this.#deps.log.warn(
-          { plcId: this.plcId, err: (err as Error).message },
-          'alarm transitions not appended; taking over again from the stored journal',
-        );
-        await this.#lease.drop('append failed');
-      }
-    });
+    return { keys, args, settle: (answer) => this.#appended(watch, withSnapshot, entries.length, answer) };
+  }
+
+  async #appended(
+    watch: Watch,
+    withSnapshot: boolean,
+    count: number,
+    [err, answer]: ScriptAnswer,
+  ): Promise<void> {
+    if (this.#watch !== watch) return;
+    if (err !== null) {
+      this.#deps.log.warn(
+        { plcId: this.plcId, err: err.message },
+        'alarm transitions not appended; taking over again from the stored journal',
+      );
+      await this.#lease.drop('append failed');
+      return;
+    }
+    watch.snapshotted ||= withSnapshot;
+    watch.sinceSnapshot = withSnapshot ? 0 : watch.sinceSnapshot + count;
+    if (this.#takeoverFromMs !== undefined) {
+      const [, , redisMs] = answer as [string, string, number];
+      this.#deps.metrics.tookOver(Math.max(0, redisMs - this.#takeoverFromMs) / 1000);
+      this.#takeoverFromMs = undefined;
+    }
   }
 }

@@ -29,6 +29,17 @@ export function luaScript(lua: string): LuaScript {
 
 const commandTimeoutMs = 1000;
 
+/** One run of a script in a batch: its keys and arguments. */
+export interface ScriptCall {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+}
+
+/** One call's outcome in a batch: its error, or null and the script's answer. */
+export type ScriptAnswer = [Error | null, unknown];
+
+const isNoScript = (err: Error | null | undefined): boolean => err?.message.startsWith('NOSCRIPT') === true;
+
 export function redisOptions(settings: RedisLinkSettings): RedisOptions {
   return {
     // TLS comes from the rediss:// scheme; a password may be in the URL or given apart (kept out of files).
@@ -50,6 +61,7 @@ export class RedisLink {
   readonly #errors: Counter;
   readonly #operations: Counter;
   #reachable = false;
+  #unreachableSince = Date.now();
   #closed = false;
   readonly #onRestored = new Set<() => void>();
 
@@ -84,6 +96,11 @@ export class RedisLink {
 
   get reachable(): boolean {
     return this.#reachable;
+  }
+
+  /** When Redis was last found unreachable (Date.now() ms; the start, until first connected). */
+  get unreachableSince(): number {
+    return this.#unreachableSince;
   }
 
   /** Connects both clients; resolves once the first attempt has succeeded or failed (it keeps retrying). */
@@ -138,6 +155,31 @@ export class RedisLink {
     });
   }
 
+  /**
+   * Runs a script once per call in one pipeline (one write, one read), loading the script first when Redis does
+   * not know it. Answers per call its error or result, in order; a call that failed NOSCRIPT had no effect, so
+   * only those are sent again.
+   */
+  async evalMany(
+    operation: string,
+    script: LuaScript,
+    calls: readonly ScriptCall[],
+  ): Promise<ScriptAnswer[]> {
+    const send = (some: readonly ScriptCall[]) =>
+      this.run(operation, async (redis) => {
+        const pipeline = redis.pipeline();
+        for (const { keys, args } of some) pipeline.evalsha(script.sha, keys.length, ...keys, ...args);
+        return (await pipeline.exec()) ?? [];
+      });
+    const answers = await send(calls);
+    const missing = calls.filter((_, i) => isNoScript(answers[i]?.[0]));
+    if (missing.length === 0) return answers;
+    await this.run(operation, (redis) => redis.script('LOAD', script.lua));
+    const again = await send(missing);
+    let next = 0;
+    return answers.map((answer) => (isNoScript(answer[0]) ? (again[next++] ?? answer) : answer));
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.commands.disconnect();
@@ -148,6 +190,7 @@ export class RedisLink {
   #setReachable(reachable: boolean): void {
     if (reachable === this.#reachable || this.#closed) return;
     this.#reachable = reachable;
+    if (!reachable) this.#unreachableSince = Date.now();
     this.#up.set(reachable ? 1 : 0);
     if (reachable) {
       this.#log.info({}, 'shared Redis reachable');

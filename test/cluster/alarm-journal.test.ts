@@ -205,15 +205,35 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
     client.close();
   });
 
-  it('Redis back empty: the journal restarts from a fresh snapshot and connected clients get a resync', async () => {
+  it('Redis away: the list answers from the local copy, flagged Stale; back empty: the journal restarts from a fresh snapshot with a resync', async () => {
     const [a, b] = [...replicas.values()] as [CliProcess, CliProcess];
     const outstanding = (await list(a)).sort();
     assert.notEqual(outstanding.length, 0);
     const clients = await Promise.all([a, b].map((r) => stream(r)));
-    const restarted = clients.map((c) => c.next((e) => e.event === 'resync'));
+    const lost = a.logged((line) => line.includes('shared Redis unreachable'));
     await redis.kill();
+    await lost;
+    // While Redis is away the list is this replica's copy of the journal, flagged as such.
+    const res = await fetch(`${a.url}/api/plcs/line1/alarms`, { headers });
+    assert.equal(res.status, 200);
+    const away = (await res.json()) as {
+      data: {
+        partial: boolean;
+        failedPeers: string[];
+        'x-ads-failed': Array<{ peer: string; state: string }>;
+        items: Array<{ code: string }>;
+      };
+    };
+    assert.equal(away.data.partial, true);
+    assert.deepEqual(away.data.failedPeers, ['ads:line1']);
+    assert.deepEqual(
+      away.data['x-ads-failed'].map((f) => [f.peer, f.state]),
+      [['ads:line1', 'Stale']],
+    );
+    assert.deepEqual(away.data.items.map((i) => i.code).sort(), outstanding);
     await redis.restart();
-    const resyncs = await Promise.all(restarted);
+    // Each client keeps every event it was sent: the resyncs are found whenever they came.
+    const resyncs = await Promise.all(clients.map((c) => c.next((e) => e.event === 'resync')));
     for (const resync of resyncs) {
       const list = resync.data as { items: Array<{ code: string }> };
       assert.deepEqual(list.items.map((i) => i.code).sort(), outstanding);

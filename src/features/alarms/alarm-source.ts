@@ -7,7 +7,11 @@ import type { JournalEntry, JournalReader } from './journal.ts';
 import type { AlarmReading } from './reading.ts';
 
 export interface ScopeFailure {
-  readonly state: 'Connecting' | 'Disconnected';
+  /**
+   * Connecting, Disconnected: the PLC connection. Stale (replicas sharing a Redis): the shared journal is out
+   * of reach, so the list is this replica's last copy of it and transitions pause.
+   */
+  readonly state: 'Connecting' | 'Disconnected' | 'Stale';
   readonly reason: string;
   /** ISO 8601 UTC. */
   readonly since: string;

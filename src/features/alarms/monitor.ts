@@ -32,7 +32,7 @@ export interface MonitorOptions {
 
 const emptyState: AlarmState = { readings: new Map(), outstanding: [] };
 
-const reasons: Record<ScopeFailure['state'], string> = {
+const reasons: Record<Exclude<ScopeFailure['state'], 'Stale'>, string> = {
   Connecting: 'The gateway is connecting to the PLC.',
   Disconnected: 'The PLC connection is lost.',
 };

@@ -32,7 +32,11 @@ export type Alarm = Static<typeof Alarm>;
 
 export const FailedScope = Type.Object({
   peer: Type.String({ description: '<sourceId>:<scope>' }),
-  state: Type.Union([Type.Literal('Connecting'), Type.Literal('Disconnected')]),
+  state: Type.Union([Type.Literal('Connecting'), Type.Literal('Disconnected'), Type.Literal('Stale')], {
+    description:
+      'Connecting or Disconnected: the PLC connection; Stale: replicas sharing a Redis cannot reach it, so ' +
+      'the items are this replica’s last copy of the shared journal',
+  }),
   reason: Type.String(),
   since: Type.String({ description: 'ISO 8601 UTC: when the scope stopped being readable' }),
 });
