@@ -9,21 +9,22 @@ import { resolve } from 'node:path';
 import { authHeaders, RawSse, type SseEvent } from '../features/notifications/clients.ts';
 import { entry } from '../features/alarms/fixture.ts';
 import { startReplica, startSimAds, type CliProcess } from '../helpers/cluster-plant.ts';
+import {
+  alarmEvent,
+  arrayPath,
+  leasesOf,
+  writeSlot as writeSlotVia,
+  type Transition,
+} from './alarm-cluster.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 import { mintToken } from '../helpers/tokens.ts';
 
-const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
 const leaseSeconds = 3;
 
 interface HistoryItem {
   seq: number;
   kind: string;
   user?: string;
-  alarm: { code: string };
-}
-
-interface Transition {
-  kind: string;
   alarm: { code: string };
 }
 
@@ -73,23 +74,14 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
     for (;;) {
       const r = [...replicas.values()][0] as CliProcess;
       const acquired = Promise.any([...replicas.values()].map((p) => p.logged(isLeaseLine)));
-      const res = await fetch(`${r.url}/health/ready`);
-      const report = (await res.json()) as { checks: Array<{ name: string; data: Record<string, unknown> }> };
-      const leases = report.checks.find((c) => c.name === 'cluster')?.data.leases as Record<string, string>;
+      const leases = await leasesOf(r);
       if (leases.line1 !== undefined && replicas.has(leases.line1)) return leases.line1;
       await acquired;
     }
   }
 
-  const writeSlot = async (via: CliProcess, slot: number, value: Record<string, unknown>): Promise<void> => {
-    const path = encodeURIComponent(`${arrayPath}[${slot}]`);
-    const res = await fetch(`${via.url}/api/plcs/line1/variables/${path}`, {
-      method: 'PUT',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ value }),
-    });
-    assert.equal(res.status, 200, await res.text());
-  };
+  const writeSlot = (via: CliProcess, slot: number, value: Record<string, unknown>): Promise<void> =>
+    writeSlotVia(via, headers, slot, value);
 
   const history = async (via: CliProcess): Promise<HistoryItem[]> => {
     const res = await fetch(`${via.url}/api/plcs/line1/alarms/history?limit=1000`, { headers });
@@ -110,9 +102,6 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
     assert.equal(sse.status, 200);
     return sse;
   };
-
-  const alarmEvent = (kind: string, code: string) => (e: SseEvent) =>
-    e.event === 'alarm' && (e.data as Transition).kind === kind && (e.data as Transition).alarm.code === code;
 
   const transitions = (events: readonly SseEvent[]): string[] =>
     events

@@ -8,13 +8,19 @@ import { once } from 'node:events';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { resolve } from 'node:path';
-import { authHeaders, RawSse, type SseEvent } from '../features/notifications/clients.ts';
+import { authHeaders, RawSse } from '../features/notifications/clients.ts';
 import { entry } from '../features/alarms/fixture.ts';
 import { startReplica, startSimAds, type CliProcess } from '../helpers/cluster-plant.ts';
+import {
+  alarmEvent,
+  arrayPath,
+  leasesOf,
+  writeSlot as writeSlotVia,
+  type Transition,
+} from './alarm-cluster.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 import { mintToken } from '../helpers/tokens.ts';
 
-const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
 const lines = ['line1', 'line2', 'line3', 'line4', 'line5', 'line6'];
 
 /** A TCP proxy to the simulator; `cut()` drops its connections and refuses new ones until `restore()`. */
@@ -72,11 +78,6 @@ class PlcLink {
   }
 }
 
-interface Transition {
-  kind: string;
-  alarm: { code: string };
-}
-
 describe('cluster: alarm leases spread over the replicas and follow PLC reachability', () => {
   let redis: RedisServer;
   let sim: Awaited<ReturnType<typeof startSimAds>>;
@@ -125,14 +126,8 @@ describe('cluster: alarm leases spread over the replicas and follow PLC reachabi
 
   const replica = (id: string): CliProcess => replicas.get(id) as CliProcess;
 
-  /** plcId -> holder, as the cluster check of /health/ready lists them. */
-  async function leases(): Promise<Record<string, string>> {
-    const r = [...replicas.values()][0] as CliProcess;
-    const report = (await (await fetch(`${r.url}/health/ready`)).json()) as {
-      checks: Array<{ name: string; data: { leases?: Record<string, string> } }>;
-    };
-    return report.checks.find((c) => c.name === 'cluster')?.data.leases ?? {};
-  }
+  /** plcId -> holder, as the first replica's readiness check lists them. */
+  const leases = (): Promise<Record<string, string>> => leasesOf([...replicas.values()][0] as CliProcess);
 
   /** Holder -> how many leases it holds. */
   const counts = (held: Record<string, string>): Record<string, number> => {
@@ -160,15 +155,8 @@ describe('cluster: alarm leases spread over the replicas and follow PLC reachabi
 
   const everyLineHeld = (held: Record<string, string>): boolean => lines.every((l) => held[l] !== undefined);
 
-  const writeSlot = async (via: CliProcess, slot: number, value: Record<string, unknown>): Promise<void> => {
-    const path = encodeURIComponent(`${arrayPath}[${slot}]`);
-    const res = await fetch(`${via.url}/api/plcs/line1/variables/${path}`, {
-      method: 'PUT',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ value }),
-    });
-    assert.equal(res.status, 200, await res.text());
-  };
+  const writeSlot = (via: CliProcess, slot: number, value: Record<string, unknown>): Promise<void> =>
+    writeSlotVia(via, headers, slot, value);
 
   const history = async (via: CliProcess, line: string): Promise<string[]> => {
     const res = await fetch(`${via.url}/api/plcs/${line}/alarms/history?limit=1000`, { headers });
@@ -177,10 +165,7 @@ describe('cluster: alarm leases spread over the replicas and follow PLC reachabi
     return items.map((i) => `${i.seq} ${i.kind} ${i.alarm.code}`);
   };
 
-  const raisedEvent = (code: string) => (e: SseEvent) =>
-    e.event === 'alarm' &&
-    (e.data as Transition).kind === 'raised' &&
-    (e.data as Transition).alarm.code === code;
+  const raisedEvent = (code: string) => alarmEvent('raised', code);
 
   it('a replica alone holds every lease; two that join get their share, and nothing is raised twice', async () => {
     await start('r1', 1);
