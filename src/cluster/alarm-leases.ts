@@ -1,28 +1,25 @@
-// Alarm monitoring across replicas: the source of each monitored PLC (see LeasedAlarmSource), the one follower
+// Alarm monitoring across replicas: the source of each monitored PLC (see LeasedAlarmSource), the one pump
 // of their journal streams, the lease figures, and who holds each lease for the `cluster` readiness check.
 import type { Registry } from 'prom-client';
 import type { AlarmSourceFactory } from '../features/alarms/alarm-source.ts';
 import type { AlarmLog } from '../features/alarms/monitor.ts';
 import { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import { alarmKeys } from './alarm-scripts.ts';
-import { AppendBatcher } from './append-batcher.ts';
 import type { Cluster } from './cluster.ts';
-import { JournalFollower } from './journal-follower.ts';
+import { JournalPump } from './journal-pump.ts';
 import { LeaseBalancer } from './lease-balancer.ts';
 import { LeasedAlarmSource } from './leased-alarm-source.ts';
 
 export class AlarmLeases {
   readonly #cluster: Cluster;
-  readonly #follower: JournalFollower;
-  readonly #appends: AppendBatcher;
+  readonly #pump: JournalPump;
   readonly #balancer: LeaseBalancer;
   readonly #metrics: AlarmLeaseMetrics;
   readonly #plcIds = new Set<string>();
 
   constructor(cluster: Cluster, registry: Registry, log: AlarmLog) {
     this.#cluster = cluster;
-    this.#follower = new JournalFollower(cluster.link, log);
-    this.#appends = new AppendBatcher(cluster.link);
+    this.#pump = new JournalPump(cluster.link, log);
     this.#balancer = new LeaseBalancer(cluster, log);
     this.#metrics = new AlarmLeaseMetrics(registry);
   }
@@ -33,8 +30,7 @@ export class AlarmLeases {
       this.#plcIds.add(target.id);
       return new LeasedAlarmSource(target, settings, {
         cluster: this.#cluster,
-        follower: this.#follower,
-        appends: this.#appends,
+        pump: this.#pump,
         balancer: this.#balancer,
         metrics: this.#metrics,
         ...deps,
@@ -59,6 +55,6 @@ export class AlarmLeases {
 
   async stop(): Promise<void> {
     await this.#balancer.stop();
-    await this.#follower.stop();
+    await this.#pump.stop();
   }
 }

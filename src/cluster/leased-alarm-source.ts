@@ -10,7 +10,6 @@ import type { AlarmReading } from '../features/alarms/reading.ts';
 import type { ConnectionState, PlcTarget } from '../targets/target.ts';
 import { AlarmLease } from './alarm-lease.ts';
 import { ackKey, alarmKeys, type AlarmKeys } from './alarm-scripts.ts';
-import type { AppendBatcher, Appender, PendingAppend } from './append-batcher.ts';
 import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import type { Cluster } from './cluster.ts';
 import {
@@ -20,14 +19,13 @@ import {
   type StoredJournal,
   type StreamEntry,
 } from './journal-mirror.ts';
-import type { JournalFollower } from './journal-follower.ts';
+import type { Appender, JournalPump, PendingAppend } from './journal-pump.ts';
 import type { LeaseBalancer } from './lease-balancer.ts';
 import type { ScriptAnswer } from './redis-link.ts';
 
 export interface LeasedSourceDeps {
   readonly cluster: Cluster;
-  readonly follower: JournalFollower;
-  readonly appends: AppendBatcher;
+  readonly pump: JournalPump;
   readonly balancer: LeaseBalancer;
   readonly metrics: AlarmLeaseMetrics;
   readonly log: AlarmLog;
@@ -114,7 +112,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     await this.#reload(false).catch((err: unknown) =>
       this.#deps.log.warn({ plcId: this.plcId, err: (err as Error).message }, 'alarm journal not loaded yet'),
     );
-    this.#deps.follower.follow({
+    this.#deps.pump.follow({
       key: this.#keys.journal,
       cursor: () => (this.journal.epoch === undefined ? '0-0' : `${this.journal.newest()}-0`),
       take: (entries) => this.#enqueue(() => this.#take(entries)),
@@ -295,7 +293,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     if (this.#watch !== watch || (entries.length === 0 && watch.published)) return;
     watch.published = true;
     watch.pending.push(...entries);
-    this.#deps.appends.request(this);
+    this.#deps.pump.request(this);
   }
 
   /** This PLC's part of the next batch: every transition since the last one, and a snapshot now and then. */

@@ -2,7 +2,7 @@
 // (no offline queue, a command timeout), so callers can fail open or closed instead of hanging; the link
 // reconnects on its own and reports reachability for health and metrics.
 import { createHash } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** The structured logger the link writes to (pino's call shape). */
@@ -156,26 +156,27 @@ export class RedisLink {
   }
 
   /**
-   * Runs a script once per call in one pipeline (one write, one read), loading the script first when Redis does
-   * not know it. Answers per call its error or result, in order; a call that failed NOSCRIPT had no effect, so
-   * only those are sent again.
+   * Runs a script once per call in one pipeline (one write, one read), then the commands `after` adds, loading
+   * the script first when Redis does not know it. Answers per call, then per added command, its error or result,
+   * in order; a call that failed NOSCRIPT had no effect, so only those are sent again (without `after`).
    */
   async evalMany(
     operation: string,
     script: LuaScript,
     calls: readonly ScriptCall[],
+    after: (pipeline: ChainableCommander) => ChainableCommander = (pipeline) => pipeline,
   ): Promise<ScriptAnswer[]> {
-    const send = (some: readonly ScriptCall[]) =>
+    const send = (some: readonly ScriptCall[], then: typeof after) =>
       this.run(operation, async (redis) => {
         const pipeline = redis.pipeline();
         for (const { keys, args } of some) pipeline.evalsha(script.sha, keys.length, ...keys, ...args);
-        return (await pipeline.exec()) ?? [];
+        return (await then(pipeline).exec()) ?? [];
       });
-    const answers = await send(calls);
+    const answers = await send(calls, after);
     const missing = calls.filter((_, i) => isNoScript(answers[i]?.[0]));
     if (missing.length === 0) return answers;
     await this.run(operation, (redis) => redis.script('LOAD', script.lua));
-    const again = await send(missing);
+    const again = await send(missing, (pipeline) => pipeline);
     let next = 0;
     return answers.map((answer) => (isNoScript(answer[0]) ? (again[next++] ?? answer) : answer));
   }
