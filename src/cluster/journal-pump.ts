@@ -63,6 +63,7 @@ export class JournalPump {
   #resumeReader: (() => void) | undefined;
   #blocking: Redis | undefined;
   #reader: Promise<void> | undefined;
+  readonly #stopping = new AbortController();
   #stopped = false;
 
   constructor(link: RedisLink, log: ClusterLog) {
@@ -83,6 +84,7 @@ export class JournalPump {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#stopping.abort();
     this.#cancel?.();
     this.#resumeReader?.();
     this.#blocking?.disconnect();
@@ -155,8 +157,13 @@ export class JournalPump {
         continue;
       }
       if (connection.status !== 'ready') {
-        // A failed reconnection emits 'error', which rejects `once`: the loop waits again.
-        await Promise.race([once(connection, 'ready'), once(connection, 'end')]).catch(() => undefined);
+        // A failed reconnection emits 'error', which rejects `once`: the loop waits again. A connection
+        // disconnected between two attempts never ends: stopping aborts the wait.
+        const signal = this.#stopping.signal;
+        await Promise.race([
+          once(connection, 'ready', { signal }),
+          once(connection, 'end', { signal }),
+        ]).catch(() => undefined);
         continue;
       }
       const streams = [...this.#streams];

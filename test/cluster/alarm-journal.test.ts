@@ -241,6 +241,20 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
       c.close();
     }
   });
+
+  // The journal's blocking reader waited for its connection's 'ready' or 'end'; a connection disconnected between
+  // two reconnection attempts emits neither, so SIGTERM left the replica running for good. The timeout only turns
+  // such a hang into a failure.
+  it('SIGTERM while Redis is away: every replica still exits, cleanly', { timeout: 60_000 }, async () => {
+    const all = [...replicas.values()];
+    const lost = all.map((r) => r.logged((line) => line.includes('shared Redis unreachable')));
+    await redis.kill();
+    await Promise.all(lost);
+    for (const r of all) {
+      await r.stop();
+      assert.equal(r.child.exitCode, 0, r.output().slice(-2000));
+    }
+  });
 });
 
 function isLeaseLine(line: string): boolean {
