@@ -35,9 +35,9 @@ export interface Appender {
 /**
  * The shortest time between two rounds: the most a transition waits to be appended, and then to be read by the
  * other replicas. Every round costs each replica a wake-up and Redis a round trip, whether it carries one
- * transition or twenty; 2 x 40 ms stays within the 100 ms a cluster may add to one process's latency.
+ * transition or twenty; 2 x 30 ms leaves room within the 100 ms a cluster may add to one process's latency.
  */
-export const coalesceMs = 40;
+export const coalesceMs = 30;
 /** How long one blocking XREAD waits before it is sent again (streams added meanwhile join then). */
 const blockMs = 2000;
 const batch = 1000;
