@@ -46,6 +46,9 @@ interface QueuedEval extends ScriptCall {
   reject(err: Error): void;
 }
 
+/** No commands after the script calls. */
+const nothingAfter = (pipeline: ChainableCommander): ChainableCommander => pipeline;
+
 const isNoScript = (err: Error | null | undefined): boolean => err?.message.startsWith('NOSCRIPT') === true;
 
 export function redisOptions(settings: RedisLinkSettings): RedisOptions {
@@ -173,7 +176,7 @@ export class RedisLink {
     operation: string,
     script: LuaScript,
     calls: readonly ScriptCall[],
-    after: (pipeline: ChainableCommander) => ChainableCommander = (pipeline) => pipeline,
+    after = nothingAfter,
   ): Promise<ScriptAnswer[]> {
     return this.run(operation, () => this.#pipelined(script, calls, after));
   }
@@ -186,7 +189,7 @@ export class RedisLink {
       else group.push(call);
     }
     for (const [script, group] of byScript)
-      this.#pipelined(script, group).then(
+      this.#pipelined(script, group, nothingAfter).then(
         (answers) =>
           group.forEach((call, i) => {
             const [err, value] = answers[i] ?? [new Error('no answer from Redis'), undefined];
@@ -209,7 +212,7 @@ export class RedisLink {
   async #pipelined(
     script: LuaScript,
     calls: readonly ScriptCall[],
-    after: (pipeline: ChainableCommander) => ChainableCommander = (pipeline) => pipeline,
+    after: typeof nothingAfter,
   ): Promise<ScriptAnswer[]> {
     const send = async (some: readonly ScriptCall[], then: typeof after) => {
       const pipeline = this.commands.pipeline();
@@ -220,7 +223,7 @@ export class RedisLink {
     const missing = calls.filter((_, i) => isNoScript(answers[i]?.[0]));
     if (missing.length === 0) return answers;
     await this.commands.script('LOAD', script.lua);
-    const again = await send(missing, (pipeline) => pipeline);
+    const again = await send(missing, nothingAfter);
     let next = 0;
     return answers.map((answer) => (isNoScript(answer[0]) ? (again[next++] ?? answer) : answer));
   }
