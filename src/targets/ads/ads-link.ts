@@ -2,6 +2,7 @@
 import type { ConnectionListener, ConnectionState } from '../target.ts';
 import { backoffDelay } from './backoff.ts';
 import { Session } from './link-session.ts';
+import { checkOnBeat } from './state-beat.ts';
 import { TimedClient } from './timed-client.ts';
 import type { AdsLinkSettings } from './settings.ts';
 
@@ -15,6 +16,8 @@ export interface LinkHooks {
 }
 
 const noop = (): void => undefined;
+/** The longest a Node timer can wait: ads-client's own connection check never runs. */
+const neverMs = 2 ** 31 - 1;
 /** Longest start() waits for the first connection attempt. */
 const startGraceMs = 1000;
 
@@ -123,6 +126,10 @@ export class AdsLink {
       }
       const connectedAt = this.#settings.now();
       this.#session = session;
+      checkOnBeat(session, {
+        intervalMs: this.#settings.connectionCheckIntervalMs,
+        downDelayMs: this.#settings.connectionDownDelayMs,
+      });
       this.#setState('Connected');
       firstAttemptDone();
       this.#hooks.onSession(session);
@@ -154,8 +161,8 @@ export class AdsLink {
         // Reconnecting is ours: a fresh client per connection, our own backoff, our own subscription map.
         autoReconnect: false,
         hideConsoleWarnings: true,
-        connectionCheckInterval: s.connectionCheckIntervalMs,
-        connectionDownDelay: s.connectionDownDelayMs,
+        // The connection check is ours, on one timer for every session (state-beat.ts).
+        connectionCheckInterval: neverMs,
         readAndCacheSymbols: false,
         readAndCacheDataTypes: false,
         deleteUnknownSubscriptions: true,

@@ -1,10 +1,12 @@
 // Fault survival of the ADS target: server restarts, program downloads, silent and half-answering peers.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Client } from 'ads-client';
 import { AppError } from '../../../src/errors.ts';
 import { AdsCommand, IndexGroup } from '../../../src/plc/ads/constants.ts';
 import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { EventLog } from '../../contract/events.ts';
+import type { PlcTarget } from '../../../src/targets/target.ts';
 import { FaultProxy, makeTarget, program, reach, startPlant, startConnected } from './harness.ts';
 
 const code = (c: string) => (e: unknown) => {
@@ -12,6 +14,17 @@ const code = (c: string) => (e: unknown) => {
   assert.equal(e.code, c, e.message);
   return true;
 };
+
+/** Resolves when `target` next leaves Connected. */
+function leaving(target: PlcTarget): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const off = target.onConnectionState((s) => {
+      if (s === 'Connected') return;
+      off();
+      resolve();
+    });
+  });
+}
 
 describe('ADS target: faults', () => {
   it('survives a server restart: Disconnected, PLC_UNAVAILABLE, then Connected with the subscription restored', async () => {
@@ -121,6 +134,49 @@ describe('ADS target: faults', () => {
     }
   });
 
+  /** A connected target and a second client of the same plant, as an engineer's tool restarting TwinCAT. */
+  async function withTool(run: (target: PlcTarget, tool: Client) => Promise<void>): Promise<void> {
+    const plant = await startPlant();
+    const target = makeTarget(plant.port);
+    const tool = new Client({
+      targetAmsNetId: '127.0.0.1.1.1',
+      targetAdsPort: 851,
+      routerAddress: '127.0.0.1',
+      routerTcpPort: plant.port,
+      autoReconnect: false,
+      hideConsoleWarnings: true,
+      timeoutDelay: 3000,
+    });
+    try {
+      await tool.connect();
+      await startConnected(target);
+      await run(target, tool);
+    } finally {
+      await tool.disconnect(true).catch(() => undefined);
+      await target.close();
+      await plant.stop();
+    }
+  }
+
+  it('TwinCAT restarted without dropping the connection: the connection check reconnects', () =>
+    withTool(async (target, tool) => {
+      const left = leaving(target);
+      // The restart index moves while the TCP connection stays up: only the check can notice.
+      await tool.restartTcSystem(false);
+      await left;
+      await reach(target, 'Connected');
+      assert.equal((await target.read('MAIN.nA')).value, 1);
+    }));
+
+  it('TwinCAT switched to Config: the target leaves Connected until it runs again', () =>
+    withTool(async (target, tool) => {
+      await tool.setTcSystemToConfig();
+      await reach(target, 'Disconnected');
+      await tool.setTcSystemToRun(false, { adsPort: 10000 });
+      await reach(target, 'Connected');
+      assert.equal((await target.read('MAIN.nA')).value, 1);
+    }));
+
   it('a peer closing in the middle of an answer: PLC_UNAVAILABLE at once, then reconnects', async () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
@@ -130,13 +186,7 @@ describe('ADS target: faults', () => {
       await startConnected(target);
       await target.symbols();
       // The read may fail before the target reports the lost connection: wait for it to leave Connected first.
-      const left = new Promise<void>((resolve) => {
-        const off = target.onConnectionState((s) => {
-          if (s === 'Connected') return;
-          off();
-          resolve();
-        });
-      });
+      const left = leaving(target);
       proxy.cut = (r) => r.command === AdsCommand.Read && r.indexGroup === IndexGroup.PlcMemory;
       await assert.rejects(target.read('MAIN.fSpeed'), code('PLC_UNAVAILABLE'));
       await left;
