@@ -21,18 +21,20 @@ export interface StoredJournal {
 }
 
 export function parseEntry([id, fields]: StreamEntry): { epoch: number; entry: JournalEntry } {
-  const get = (name: string): string | undefined => {
+  // The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
+  const get = (name: string, at: number): string | undefined => {
+    if (fields[at] === name) return fields[at + 1];
     const i = fields.indexOf(name);
     return i >= 0 && i % 2 === 0 ? fields[i + 1] : undefined;
   };
-  const body = JSON.parse(get('e') ?? '{}') as Omit<JournalEntry, 'seq' | 'user'>;
-  const user = get('u');
-  const entry: JournalEntry = {
-    seq: Number(id.slice(0, id.indexOf('-'))),
-    ...body,
-    ...(user === undefined ? {} : { user }),
-  };
-  return { epoch: Number(get('p')), entry };
+  const body = JSON.parse(get('e', 2) ?? '{}') as Omit<JournalEntry, 'seq' | 'user'>;
+  const user = get('u', 4);
+  const seq = Number(id.slice(0, id.indexOf('-')));
+  const entry: JournalEntry =
+    user === undefined
+      ? { seq, at: body.at, kind: body.kind, reading: body.reading }
+      : { seq, at: body.at, kind: body.kind, reading: body.reading, user };
+  return { epoch: Number(get('p', 0)), entry };
 }
 
 /** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */

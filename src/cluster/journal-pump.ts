@@ -3,7 +3,9 @@
 // after each stream's newest entry held) at most every `coalesceMs`; once a round has nothing to send and reads
 // nothing, a blocking XREAD on a connection of its own waits for the next append anywhere. Each round trip wakes
 // the replica, and on a busy plant those wake-ups are most of what following the journal costs: paired, a busy
-// replica makes one round trip per `coalesceMs` where separate appends and reads made two, each after a timer.
+// replica makes one round trip per `coalesceMs` where separate appends and reads made two, each after a timer. A
+// round that is due goes out with the next wake-up the replica has anyway (its own PLCs' transitions arriving to
+// be appended), and only `slackMs` later on a timer of its own, so a busy holder rarely wakes just to send.
 // One round is in flight at a time, so a PLC's appends reach Redis in order without a chain of their own.
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
@@ -35,9 +37,11 @@ export interface Appender {
 /**
  * The shortest time between two rounds: the most a transition waits to be appended, and then to be read by the
  * other replicas. Every round costs each replica a wake-up and Redis a round trip, whether it carries one
- * transition or twenty; 2 x 30 ms leaves room within the 100 ms a cluster may add to one process's latency.
+ * transition or twenty; 2 x (25 + 10) ms leaves room within the 100 ms a cluster may add to one process's latency.
  */
-export const coalesceMs = 30;
+export const coalesceMs = 25;
+/** How long a due round waits for a wake-up of the replica's own before a timer wakes it. */
+export const slackMs = 10;
 /** How long one blocking XREAD waits before it is sent again (streams added meanwhile join then). */
 const blockMs = 2000;
 const batch = 1000;
@@ -55,8 +59,10 @@ export class JournalPump {
   readonly #due = new Set<Appender>();
   /** Rounds go on while they find something to send or read. */
   #busy = false;
-  /** Cancels the round scheduled, if any. */
-  #cancel: (() => void) | undefined;
+  /** The round's timer, set while it is not due yet. */
+  #timer: NodeJS.Timeout | undefined;
+  /** The round about to go out in this wake-up. */
+  #immediate: NodeJS.Immediate | undefined;
   #round: Promise<void> | undefined;
   #nextRoundAt = -Infinity;
   /** Resumes the blocking reader once rounds stop. */
@@ -85,30 +91,33 @@ export class JournalPump {
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#stopping.abort();
-    this.#cancel?.();
+    clearTimeout(this.#timer);
+    clearImmediate(this.#immediate);
     this.#resumeReader?.();
     this.#blocking?.disconnect();
     await this.#round;
     await this.#reader;
   }
 
+  /** Called in a wake-up the replica has anyway: requests, answers. */
   #wake(): void {
     if (this.#stopped) return;
     this.#busy = true;
-    if (this.#cancel !== undefined || this.#round !== undefined) return;
+    if (this.#round !== undefined || this.#immediate !== undefined) return;
     const wait = this.#nextRoundAt - performance.now();
     if (wait > 0) {
-      const timer = setTimeout(() => this.#start(), wait);
-      this.#cancel = () => clearTimeout(timer);
-    } else {
-      // Due already: the round goes out in this wake-up of the event loop (a timer would be one more).
-      const immediate = setImmediate(() => this.#start());
-      this.#cancel = () => clearImmediate(immediate);
+      this.#timer ??= setTimeout(() => this.#start(), wait + slackMs);
+      return;
     }
+    // Due: the round goes out in this wake-up of the event loop, with every request made in it.
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#immediate = setImmediate(() => this.#start());
   }
 
   #start(): void {
-    this.#cancel = undefined;
+    this.#timer = undefined;
+    this.#immediate = undefined;
     this.#round = this.#pump().finally(() => {
       this.#round = undefined;
       if (this.#busy) this.#wake();
