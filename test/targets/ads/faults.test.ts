@@ -15,11 +15,16 @@ const code = (c: string) => (e: unknown) => {
   return true;
 };
 
-/** Resolves when `target` next leaves Connected. */
-function leaving(target: PlcTarget): Promise<void> {
-  return new Promise<void>((resolve) => {
+/** Resolves when `target` next leaves Connected; the limit only ends a hang. */
+function leaving(target: PlcTarget, limitMs = 15_000): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`target did not leave Connected within ${limitMs} ms`));
+    }, limitMs);
     const off = target.onConnectionState((s) => {
       if (s === 'Connected') return;
+      clearTimeout(timer);
       off();
       resolve();
     });
