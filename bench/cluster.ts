@@ -1,11 +1,14 @@
 // bench:cluster: what coordination through Redis costs. 20 PLCs over ADS (a plant process), 50 symbols each changing
 // every 100 ms scan and a 10-slot alarm array with one transition per scan; 1,500 SSE clients spread evenly over
-// three replicas sharing one redis-server (500 each), against the same 1,500 clients on one process without Redis.
-// Two parts: notification clients (each subscribed to one symbol), then alarm clients (each on one PLC's alarm
-// stream: the lease holder appends to the Redis journal, every replica follows it). Rounds interleave so machine
-// load hits both alike. Prints change-to-client latency p50/p99 (every 10th client sampled), events per second,
-// drops, gateway CPU per delivered event (all replicas summed) and Redis operations per second (and per alarm
-// transition); then the cluster at a fifth of the clients, to show that Redis traffic does not grow with clients.
+// three replicas sharing one redis-server (500 each), against the same 1,500 clients on one process without Redis,
+// and on three gateways that share nothing (no Redis; the PLCs split between them, each PLC's clients on its
+// gateway), which shows what three processes cost on the machine apart from what coordinating them adds. Two
+// parts: notification clients (each subscribed to one symbol), then alarm clients (each on one PLC's alarm stream:
+// the lease holder appends to the Redis journal, every replica follows it). Rounds interleave so machine load hits
+// all alike. Prints change-to-client latency p50/p99 (every 10th client sampled), events per second,
+// drops, gateway CPU per delivered event (all replicas summed, and with redis-server's own CPU) and Redis operations
+// per second (and per alarm transition); then the cluster at a fifth of the clients, to show that Redis traffic does
+// not grow with clients.
 // Needs redis-server on the PATH.
 // Run: npm run bench:cluster [-- --seconds 10 --pairs 3 --warmup 20 --clients 1500 --part notifications|alarms|both]
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -79,9 +82,25 @@ async function startPlant(): Promise<{ proc: ChildProcess; ports: number[] }> {
   return { proc, ports: m.ports };
 }
 
+/**
+ * The reference that separates process count from coordination: three gateways without Redis, the PLCs split
+ * between them (each watches the alarms of its third, and the clients of a PLC use its gateway), so each does a
+ * third of the work as a replica does, and nothing is shared.
+ */
+const unshared = '3 gateways, split';
+/** Which of `count` gateways serves PLC number `plc` in the split reference. */
+const gatewayOf = (plc: number, count: number): number => plc % count;
+
 const plcIds = Array.from({ length: plcCount }, (_, i) => `plc${String(i + 1).padStart(2, '0')}`);
 
-function settingsFile(ports: number[], index: number, redisUrl: string | undefined, kind: Kind): string {
+/** `watches`: which PLCs' alarms this gateway watches (all of them unless the PLCs are split). */
+function settingsFile(
+  ports: number[],
+  index: number,
+  redisUrl: string | undefined,
+  kind: Kind,
+  watches: (plc: number) => boolean,
+): string {
   const file = join(mkdtempSync(join(tmpdir(), 'bench-cluster-')), 'appsettings.json');
   const settings = {
     Logging: { Level: process.env.BENCH_LOG ?? 'warn' },
@@ -101,7 +120,9 @@ function settingsFile(ports: number[], index: number, redisUrl: string | undefin
           Features: { Alarms: true },
           PlcAlarms: {
             Targets: Object.fromEntries(
-              plcIds.map((id) => [id, { SymbolPath: alarmArray, CycleTimeMs: scanMs }]),
+              plcIds
+                .filter((_, plc) => watches(plc))
+                .map((id) => [id, { SymbolPath: alarmArray, CycleTimeMs: scanMs }]),
             ),
           },
         }
@@ -249,6 +270,9 @@ interface Result {
   dropped: number;
   cpuMsPerKiloEvent: number;
   cpuMsPerSecond: number;
+  /** The gateways' CPU and redis-server's own, per 1000 delivered events. */
+  withRedisMsPerKiloEvent: number;
+  redisCpuMsPerSecond: number;
   redisOpsPerSecond: number;
 }
 
@@ -257,10 +281,15 @@ const percentile = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
 };
 
-async function redisOps(redis: Redis | undefined): Promise<number> {
-  if (!redis) return 0;
-  const info = await redis.info('stats');
-  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? 0);
+/** Commands Redis has processed and the CPU it has used (ms), from one INFO. */
+async function redisStats(redis: Redis | undefined): Promise<{ ops: number; cpuMs: number }> {
+  if (!redis) return { ops: 0, cpuMs: 0 };
+  const info = await redis.info();
+  const field = (name: string) => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return {
+    ops: field('total_commands_processed'),
+    cpuMs: (field('used_cpu_user') + field('used_cpu_sys')) * 1000,
+  };
 }
 
 async function round(
@@ -272,9 +301,18 @@ async function round(
   redisUrl: string | undefined,
   token: string,
 ): Promise<Result> {
+  const split = redisUrl === undefined && replicaCount > 1;
   const replicas = await Promise.all(
     Array.from({ length: replicaCount }, (_, i) =>
-      startReplica(settingsFile(plantPorts, i + 1, redisUrl, kind)),
+      startReplica(
+        settingsFile(
+          plantPorts,
+          i + 1,
+          redisUrl,
+          kind,
+          (plc) => !split || gatewayOf(plc, replicaCount) === i,
+        ),
+      ),
     ),
   );
   if (kind === 'alarms' && redisUrl) await leasesSettled((replicas[0] as Replica).url, replicaCount);
@@ -284,7 +322,7 @@ async function round(
   const closers: Array<() => void> = [];
   try {
     for (let k = 0; k < clients; k++) {
-      const replica = replicas[k % replicaCount] as Replica;
+      const replica = replicas[split ? gatewayOf(k % plcCount, replicaCount) : k % replicaCount] as Replica;
       closers.push(await open(replica.url, token, k, counters));
     }
     await sleep(warmupSeconds * 1000);
@@ -295,18 +333,19 @@ async function round(
       0,
     );
     const cpuBefore = await Promise.all(replicas.map((r) => cpuMs(r.proc)));
-    const opsBefore = await redisOps(probe);
+    const redisBefore = await redisStats(probe);
     const started = now();
     await sleep(seconds * 1000);
     const elapsed = (now() - started) / 1000;
     const events = counters.events;
-    const opsAfter = await redisOps(probe);
+    const redisAfter = await redisStats(probe);
     const cpuAfter = await Promise.all(replicas.map((r) => cpuMs(r.proc)));
     const droppedAfter = (await Promise.all(replicas.map((r) => droppedTotal(r.url)))).reduce(
       (a, b) => a + b,
       0,
     );
     const cpu = cpuAfter.reduce((a, b, i) => a + b - (cpuBefore[i] ?? 0), 0);
+    const redisCpu = redisAfter.cpuMs - redisBefore.cpuMs;
     return {
       label,
       kind,
@@ -318,8 +357,10 @@ async function round(
       dropped: droppedAfter - droppedBefore,
       cpuMsPerKiloEvent: (cpu / events) * 1000,
       cpuMsPerSecond: cpu / elapsed,
-      // The probe's own INFO calls are two of these.
-      redisOpsPerSecond: probe ? (opsAfter - opsBefore - 1) / elapsed : 0,
+      withRedisMsPerKiloEvent: ((cpu + redisCpu) / events) * 1000,
+      redisCpuMsPerSecond: redisCpu / elapsed,
+      // The probe's INFO before counts in the one after (each is counted once it has run).
+      redisOpsPerSecond: probe ? (redisAfter.ops - redisBefore.ops - 1) / elapsed : 0,
     };
   } finally {
     for (const close of closers) close();
@@ -340,7 +381,7 @@ function print(r: Result): void {
         6,
       )} ms  ${Math.round(r.eventsPerSecond).toString().padStart(6)}/${r.expectedPerSecond} events/s  dropped ${
       r.dropped
-    }  CPU ${r.cpuMsPerKiloEvent.toFixed(1).padStart(5)} ms per 1000 events (${Math.round(r.cpuMsPerSecond)} ms/s)  Redis ${r.redisOpsPerSecond.toFixed(1)} ops/s${perTransition}`,
+    }  CPU ${r.cpuMsPerKiloEvent.toFixed(1).padStart(5)} ms per 1000 events (${Math.round(r.cpuMsPerSecond)} ms/s), with Redis's ${r.withRedisMsPerKiloEvent.toFixed(1)}  Redis ${r.redisOpsPerSecond.toFixed(1)} ops/s${perTransition}, ${Math.round(r.redisCpuMsPerSecond)} ms/s CPU`,
   );
 }
 
@@ -366,13 +407,18 @@ async function main(): Promise<void> {
   }
 }
 
-/** Interleaved pairs of rounds (cluster, one process), then the cluster with a fifth of the clients. */
+/**
+ * Interleaved groups of rounds (cluster, one process, three gateways that share nothing), then the cluster with a
+ * fifth of the clients. The unshared three separate what three processes cost on this machine from what
+ * coordinating them through Redis adds.
+ */
 async function compare(kind: Kind, ports: number[], redisUrl: string, token: string): Promise<void> {
   const results: Result[] = [];
   for (let i = 0; i < pairs; i++) {
     for (const r of [
       await round(kind, '3 replicas + Redis', 3, clientCount, ports, redisUrl, token),
       await round(kind, '1 process', 1, clientCount, ports, undefined, token),
+      await round(kind, unshared, 3, clientCount, ports, undefined, token),
     ]) {
       print(r);
       results.push(r);
@@ -386,12 +432,27 @@ async function compare(kind: Kind, ports: number[], redisUrl: string, token: str
   };
   const cluster = (f: (r: Result) => number) => mean('3 replicas + Redis', f);
   const single = (f: (r: Result) => number) => mean('1 process', f);
+  const apart = (f: (r: Result) => number) => mean(unshared, f);
   console.log(
     `${kind}: ratios (mean of rounds): CPU per delivered event, cluster / one process = ${(
+      cluster((r) => r.withRedisMsPerKiloEvent) / single((r) => r.cpuMsPerKiloEvent)
+    ).toFixed(2)} with redis-server's CPU, ${(
       cluster((r) => r.cpuMsPerKiloEvent) / single((r) => r.cpuMsPerKiloEvent)
-    ).toFixed(2)} (target <= 1.3); p99 cluster ${cluster((r) => r.p99).toFixed(1)} ms vs one process ${single(
+    ).toFixed(
+      2,
+    )} the replicas alone (target <= 1.3); p99 cluster ${cluster((r) => r.p99).toFixed(1)} ms vs one process ${single(
       (r) => r.p99,
     ).toFixed(1)} ms (target < CycleTimeMs + 100 ms = ${scanMs + 100} ms)`,
+  );
+  const perEvent = (r: Result) => r.cpuMsPerKiloEvent;
+  console.log(
+    `${kind}: what the CPU ratio is made of: three gateways sharing nothing / one process = ${(
+      apart(perEvent) / single(perEvent)
+    ).toFixed(
+      2,
+    )} (three processes on this machine, each with a third of the work); the cluster with redis-server / those three = ${(
+      cluster((r) => r.withRedisMsPerKiloEvent) / apart(perEvent)
+    ).toFixed(2)} (what coordinating through Redis adds)`,
   );
   const ops = cluster((r) => r.redisOpsPerSecond);
   const perTransition = (n: number) => (n / transitionsPerSecond).toFixed(2);
