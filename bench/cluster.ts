@@ -88,6 +88,8 @@ async function startPlant(): Promise<{ proc: ChildProcess; ports: number[] }> {
  * third of the work as a replica does, and nothing is shared.
  */
 const unshared = '3 gateways, split';
+const clustered = '3 replicas + Redis';
+const alone = '1 process';
 /** Which of `count` gateways serves PLC number `plc` in the split reference. */
 const gatewayOf = (plc: number, count: number): number => plc % count;
 
@@ -301,7 +303,7 @@ async function round(
   redisUrl: string | undefined,
   token: string,
 ): Promise<Result> {
-  const split = redisUrl === undefined && replicaCount > 1;
+  const split = label === unshared;
   const replicas = await Promise.all(
     Array.from({ length: replicaCount }, (_, i) =>
       startReplica(
@@ -416,42 +418,41 @@ async function compare(kind: Kind, ports: number[], redisUrl: string, token: str
   const results: Result[] = [];
   for (let i = 0; i < pairs; i++) {
     for (const r of [
-      await round(kind, '3 replicas + Redis', 3, clientCount, ports, redisUrl, token),
-      await round(kind, '1 process', 1, clientCount, ports, undefined, token),
+      await round(kind, clustered, 3, clientCount, ports, redisUrl, token),
+      await round(kind, alone, 1, clientCount, ports, undefined, token),
       await round(kind, unshared, 3, clientCount, ports, undefined, token),
     ]) {
       print(r);
       results.push(r);
     }
   }
-  const few = await round(kind, '3 replicas + Redis', 3, Math.round(clientCount / 5), ports, redisUrl, token);
+  const few = await round(kind, clustered, 3, Math.round(clientCount / 5), ports, redisUrl, token);
   print(few);
   const mean = (label: string, f: (r: Result) => number) => {
     const rs = results.filter((r) => r.label === label);
     return rs.reduce((a, r) => a + f(r), 0) / rs.length;
   };
-  const cluster = (f: (r: Result) => number) => mean('3 replicas + Redis', f);
-  const single = (f: (r: Result) => number) => mean('1 process', f);
+  const cluster = (f: (r: Result) => number) => mean(clustered, f);
+  const single = (f: (r: Result) => number) => mean(alone, f);
   const apart = (f: (r: Result) => number) => mean(unshared, f);
+  const perEvent = (r: Result) => r.cpuMsPerKiloEvent;
+  const withRedis = (r: Result) => r.withRedisMsPerKiloEvent;
   console.log(
     `${kind}: ratios (mean of rounds): CPU per delivered event, cluster / one process = ${(
-      cluster((r) => r.withRedisMsPerKiloEvent) / single((r) => r.cpuMsPerKiloEvent)
-    ).toFixed(2)} with redis-server's CPU, ${(
-      cluster((r) => r.cpuMsPerKiloEvent) / single((r) => r.cpuMsPerKiloEvent)
-    ).toFixed(
+      cluster(withRedis) / single(perEvent)
+    ).toFixed(2)} with redis-server's CPU, ${(cluster(perEvent) / single(perEvent)).toFixed(
       2,
     )} the replicas alone (target <= 1.3); p99 cluster ${cluster((r) => r.p99).toFixed(1)} ms vs one process ${single(
       (r) => r.p99,
     ).toFixed(1)} ms (target < CycleTimeMs + 100 ms = ${scanMs + 100} ms)`,
   );
-  const perEvent = (r: Result) => r.cpuMsPerKiloEvent;
   console.log(
     `${kind}: what the CPU ratio is made of: three gateways sharing nothing / one process = ${(
       apart(perEvent) / single(perEvent)
     ).toFixed(
       2,
     )} (three processes on this machine, each with a third of the work); the cluster with redis-server / those three = ${(
-      cluster((r) => r.withRedisMsPerKiloEvent) / apart(perEvent)
+      cluster(withRedis) / apart(perEvent)
     ).toFixed(2)} (what coordinating through Redis adds)`,
   );
   const ops = cluster((r) => r.redisOpsPerSecond);
