@@ -460,7 +460,7 @@ async function compare(kind: Kind, ports: number[], redisUrl: string, token: str
   console.log(
     kind === 'alarms'
       ? `alarms: Redis operations per alarm transition ${perTransition(ops)} at ${clientCount} clients, ` +
-          `${perTransition(few.redisOpsPerSecond)} at ${few.clients} clients (appends, stream reads, lease renewals, heartbeats)`
+          `${perTransition(few.redisOpsPerSecond)} at ${few.clients} clients (appends and the pushes they publish, lease renewals, heartbeats, the once-a-second safety reads)`
       : `notifications: Redis operations per second ${ops.toFixed(1)} at ${clientCount} clients, ` +
           `${few.redisOpsPerSecond.toFixed(1)} at ${few.clients} clients (heartbeats only: stream traffic never goes through Redis)`,
   );

@@ -94,7 +94,8 @@ return 0
 // KEYS lease, state, journal, then one ack key per entry; ARGV lease value, journal length, epoch to start when
 // there is none (the journal restarts), snapshot JSON or '' (none this time: the stored one and the entries after
 // it still tell the outstanding alarms), entry count, then per entry its JSON and '1' when it is an `acknowledged`
-// entry (it claims the acknowledging user). -> { newest seq, epoch, Redis time ms }.
+// entry (it claims the acknowledging user). The new entries are published on a channel named after the journal,
+// as XREAD would answer them: [[id, [field, value, ...]], ...]. -> { newest seq, epoch, Redis time ms }.
 export const appendTransitions = luaScript(`${redisNowMs}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('FENCED the alarm lease is held by another replica') end
 local epoch = redis.call('HGET', KEYS[2], 'epoch')
@@ -108,6 +109,7 @@ else
   seq = tonumber(redis.call('HGET', KEYS[2], 'seq'))
 end
 local n = tonumber(ARGV[5])
+local added = {}
 for i = 1, n do
   seq = seq + 1
   local fields = { 'p', epoch, 'e', ARGV[4 + 2 * i] }
@@ -119,8 +121,11 @@ for i = 1, n do
       fields[6] = sub
     end
   end
-  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[2], string.format('%.0f', seq) .. '-0', unpack(fields))
+  local id = string.format('%.0f', seq) .. '-0'
+  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[2], id, unpack(fields))
+  added[i] = { id, fields }
 end
+if n > 0 then redis.call('PUBLISH', KEYS[3], cjson.encode(added)) end
 local newest = string.format('%.0f', seq)
 redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', newest)
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'snapshot', ARGV[4], 'snapseq', newest) end

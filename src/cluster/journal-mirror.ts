@@ -100,6 +100,12 @@ export class JournalMirror implements JournalReader {
     return taken;
   }
 
+  /** Whether `raw` belongs to this copy's epoch and entries between this copy's newest and it are missing. */
+  missesBefore([id, fields]: StreamEntry): boolean {
+    const epoch = fields[0] === 'p' ? Number(fields[1]) : parseEntry([id, fields]).epoch;
+    return epoch === this.#epoch && Number(id.slice(0, id.indexOf('-'))) > this.#journal.newest() + 1;
+  }
+
   /** Outstanding alarms in slot order, as the holder's snapshot lists them. */
   outstanding(): readonly AlarmReading[] {
     this.#outstanding ??= [...this.#readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);

@@ -1,26 +1,26 @@
-// The alarm journals' traffic of one replica: the appends of every PLC whose lease it holds and the reads of every
-// journal it follows. While the plant is busy they go to Redis together, one pipeline (appends, then a plain XREAD
-// after each stream's newest entry held) at most every `coalesceMs`; once a round has nothing to send and reads
-// nothing, a blocking XREAD on a connection of its own waits for the next append anywhere. Each round trip wakes
-// the replica, and on a busy plant those wake-ups are most of what following the journal costs: paired, a busy
-// replica makes one round trip per `coalesceMs` where separate appends and reads made two, each after a timer. A
-// round that is due goes out with the next wake-up the replica has anyway (its own PLCs' transitions arriving to
-// be appended), and only `slackMs` later on a timer of its own, so a busy holder rarely wakes just to send.
-// One round is in flight at a time, so a PLC's appends reach Redis in order without a chain of their own.
-import { once } from 'node:events';
-import { performance } from 'node:perf_hooks';
-import { setTimeout as delay } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+// The alarm journals' traffic of one replica. Appends: those of every PLC whose lease it holds go to Redis in one
+// pipeline per round, and rounds fall on a grid shared by every replica, every `roundMs` of Redis's clock. One
+// round is in flight at a time, so a PLC's appends reach Redis in order without a chain of their own.
+// Follows: the append script publishes the entries it added on a channel named after the journal, so a follower
+// learns of them when Redis pushes them, without asking. What costs a replica here is being woken (far more than
+// the bytes): on the shared grid the holders' appends reach Redis together, Redis pushes them to each follower
+// together, and a replica is woken about twice a round (its timer, then its answer with everyone's pushes) however
+// many PLCs and replicas there are. A replica whose clock estimate is off only wakes more often.
+// Pub/sub is at most once, so the stream stays the record: a follower reads it after every (re)subscription,
+// where a push does not follow on from what it holds (see FollowedStream.pushed), and every `checkMs`.
 import { appendTransitions } from './alarm-scripts.ts';
 import type { StreamEntry } from './journal-mirror.ts';
 import type { ClusterLog, RedisLink, ScriptAnswer, ScriptCall } from './redis-link.ts';
 
 export interface FollowedStream {
+  /** The journal's key, also the channel its new entries are published on. */
   readonly key: string;
-  /** The id after which to read (the newest entry held), read before every XREAD. */
+  /** The id after which to read (the newest entry held). */
   cursor(): string;
-  /** New entries (possibly some already taken: two reads may overlap); the next read waits for the promise. */
+  /** Entries read from the stream after the cursor (possibly some already taken: reads and pushes overlap). */
   take(entries: StreamEntry[]): Promise<void>;
+  /** Entries Redis pushed as they were appended; the stream decides whether they follow on from what it holds. */
+  pushed(entries: StreamEntry[]): Promise<void>;
 }
 
 /** One PLC's pending append, built when its round goes out. */
@@ -35,51 +35,54 @@ export interface Appender {
 }
 
 /**
- * The shortest time between two rounds: the most a transition waits to be appended, and then to be read by the
- * other replicas. Every round costs each replica a wake-up and Redis a round trip, whether it carries one
- * transition or twenty; 2 x (25 + 10) ms leaves room within the 100 ms a cluster may add to one process's latency.
+ * The grid of rounds: the most a transition waits to reach Redis, which pushes it to every replica at once. Each
+ * round wakes every replica, whether it carries one transition or twenty, so this is what a cluster trades between
+ * latency and CPU; 40 ms keeps a transition's p99 well inside the 100 ms a cluster may add to one process's.
  */
-export const coalesceMs = 25;
-/** How long a due round waits for a wake-up of the replica's own before a timer wakes it. */
-export const slackMs = 10;
-/** How long one blocking XREAD waits before it is sent again (streams added meanwhile join then). */
-const blockMs = 2000;
+export const roundMs = 40;
+/**
+ * How often every followed stream is read, in case a push was lost without the subscription dropping; the
+ * estimate of Redis's clock is renewed with it.
+ */
+export const checkMs = 1000;
 const batch = 1000;
-const retryMs = 500;
-
-type XreadAnswer = Array<[key: string, entries: StreamEntry[]]> | null;
-
-const keys = (streams: readonly FollowedStream[]): string[] => streams.map((s) => s.key);
-const cursors = (streams: readonly FollowedStream[]): string[] => streams.map((s) => s.cursor());
 
 export class JournalPump {
   readonly #link: RedisLink;
   readonly #log: ClusterLog;
-  readonly #streams: FollowedStream[] = [];
+  readonly #streams = new Map<string, FollowedStream>();
   readonly #due = new Set<Appender>();
-  /** Rounds go on while they find something to send or read. */
-  #busy = false;
-  /** The round's timer, set while it is not due yet. */
+  /** The next round's timer. */
   #timer: NodeJS.Timeout | undefined;
-  /** The round about to go out in this wake-up. */
-  #immediate: NodeJS.Immediate | undefined;
   #round: Promise<void> | undefined;
-  #nextRoundAt = -Infinity;
-  /** Resumes the blocking reader once rounds stop. */
-  #resumeReader: (() => void) | undefined;
-  #blocking: Redis | undefined;
-  #reader: Promise<void> | undefined;
-  readonly #stopping = new AbortController();
+  /** Redis's clock minus this replica's (ms): where the shared grid lies. */
+  #clockOffsetMs = 0;
+  #check: NodeJS.Timeout | undefined;
+  readonly #reads = new Set<Promise<void>>();
   #stopped = false;
+  readonly #onMessage = (channel: string, message: string): void => this.#push(channel, message);
+  readonly #onReady = (): void => this.#subscribe([...this.#streams.values()]);
 
   constructor(link: RedisLink, log: ClusterLog) {
     this.#link = link;
     this.#log = log;
+    link.subscriber.on('message', this.#onMessage);
+    // Every (re)connection of the subscriber: pushes sent while it was away are lost, the stream has them.
+    link.subscriber.on('ready', this.#onReady);
   }
 
   follow(stream: FollowedStream): void {
-    this.#streams.push(stream);
-    if (!this.#stopped) this.#reader ??= this.#read();
+    if (this.#stopped) return;
+    this.#streams.set(stream.key, stream);
+    if (this.#link.subscriber.status === 'ready') this.#subscribe([stream]);
+    if (this.#check === undefined) {
+      this.#check = setInterval(() => {
+        this.#read([...this.#streams.values()]);
+        void this.#syncClock();
+      }, checkMs);
+      this.#check.unref();
+      void this.#syncClock();
+    }
   }
 
   /** `appender` has something to append: it is asked for it in the next round. */
@@ -90,123 +93,99 @@ export class JournalPump {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#stopping.abort();
     clearTimeout(this.#timer);
-    clearImmediate(this.#immediate);
-    this.#resumeReader?.();
-    this.#blocking?.disconnect();
+    clearInterval(this.#check);
+    this.#link.subscriber.off('message', this.#onMessage);
+    this.#link.subscriber.off('ready', this.#onReady);
     await this.#round;
-    await this.#reader;
+    await Promise.all(this.#reads);
   }
 
-  /** Called in a wake-up the replica has anyway: requests, answers. */
+  /** Sets the timer of the next round on the grid, unless one is set or in flight (it sets one when done). */
   #wake(): void {
-    if (this.#stopped) return;
-    this.#busy = true;
-    if (this.#round !== undefined || this.#immediate !== undefined) return;
-    const wait = this.#nextRoundAt - performance.now();
-    if (wait > 0) {
-      this.#timer ??= setTimeout(() => this.#start(), wait + slackMs);
-      return;
-    }
-    // Due: the round goes out in this wake-up of the event loop, with every request made in it.
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#immediate = setImmediate(() => this.#start());
+    if (this.#stopped || this.#round !== undefined || this.#timer !== undefined) return;
+    const redisNow = Date.now() + this.#clockOffsetMs;
+    this.#timer = setTimeout(() => this.#start(), roundMs - (redisNow % roundMs));
   }
 
   #start(): void {
     this.#timer = undefined;
-    this.#immediate = undefined;
-    this.#round = this.#pump().finally(() => {
+    this.#round = this.#append().finally(() => {
       this.#round = undefined;
-      if (this.#busy) this.#wake();
-      else this.#resumeReader?.();
+      if (this.#due.size > 0) this.#wake();
     });
   }
 
-  async #pump(): Promise<void> {
-    this.#nextRoundAt = performance.now() + coalesceMs;
+  async #append(): Promise<void> {
     const appends = [...this.#due].map((a) => a.nextAppend()).filter((a) => a !== undefined);
     this.#due.clear();
-    const streams = [...this.#streams];
+    if (appends.length === 0) return;
     let answers: ScriptAnswer[];
     try {
-      answers = await this.#link.evalMany('alarm-append', appendTransitions, appends, (pipeline) =>
-        streams.length > 0
-          ? pipeline.xread('COUNT', batch, 'STREAMS', ...keys(streams), ...cursors(streams))
-          : pipeline,
-      );
+      answers = await this.#link.evalMany('alarm-append', appendTransitions, appends);
     } catch (err) {
       answers = appends.map(() => [err as Error, undefined]);
     }
     for (const [i, append] of appends.entries())
       await append.settle(answers[i] ?? [new Error('no answer from Redis'), undefined]);
-    const [readErr, read] = answers[appends.length] ?? [null, null];
-    if (readErr !== null) {
-      // The blocking reader takes over; it waits for the connection when Redis is away (the link says so).
-      if (this.#link.reachable) this.#log.warn({ err: readErr.message }, 'alarm journal read failed');
-      this.#nextRoundAt = performance.now() + retryMs;
-      this.#busy = this.#due.size > 0;
-      return;
-    }
-    const taken = await deliver(streams, read as XreadAnswer);
-    this.#busy = appends.length > 0 || taken > 0 || this.#due.size > 0;
   }
 
-  /** Between busy spells: one blocking XREAD at a time, which ends a quiet spell at the first append anywhere. */
-  async #read(): Promise<void> {
-    const connection = this.#link.blockingConnection(blockMs);
-    this.#blocking = connection;
-    await connection.connect().catch(() => undefined);
-    while (!this.#stopped) {
-      if (this.#busy) {
-        await new Promise<void>((resolve) => (this.#resumeReader = resolve));
-        this.#resumeReader = undefined;
-        continue;
-      }
-      if (connection.status !== 'ready') {
-        // A failed reconnection emits 'error', which rejects `once`: the loop waits again. A connection
-        // disconnected between two attempts never ends: stopping aborts the wait.
-        const signal = this.#stopping.signal;
-        await Promise.race([
-          once(connection, 'ready', { signal }),
-          once(connection, 'end', { signal }),
-        ]).catch(() => undefined);
-        continue;
-      }
-      const streams = [...this.#streams];
-      try {
-        const answer = await this.#link.run('alarm-follow', () =>
-          connection.xread(
-            'COUNT',
-            batch,
-            'BLOCK',
-            blockMs,
-            'STREAMS',
-            ...keys(streams),
-            ...cursors(streams),
-          ),
-        );
-        if ((await deliver(streams, answer)) > 0) this.#wake();
-      } catch (err) {
-        if (this.#stopped) break;
-        // The connection reports its own loss; the loop waits for it to be ready again.
-        if (connection.status === 'ready') {
-          this.#log.warn({ err: (err as Error).message }, 'alarm journal blocking read failed');
-          await delay(retryMs);
-        }
-      }
-    }
+  /** Estimates Redis's clock from TIME, as of the middle of the round trip. */
+  async #syncClock(): Promise<void> {
+    if (!this.#link.reachable) return;
+    const sent = Date.now();
+    const time = await this.#link.run('clock', (r) => r.time()).catch(() => undefined);
+    if (time === undefined) return;
+    const [seconds, micros] = time.map(Number) as [number, number];
+    this.#clockOffsetMs = seconds * 1000 + micros / 1000 - (sent + Date.now()) / 2;
+  }
+
+  #subscribe(streams: readonly FollowedStream[]): void {
+    if (streams.length === 0) return;
+    // Read once the subscription holds, so nothing appended in between is missed.
+    this.#link.subscriber.subscribe(...streams.map((s) => s.key)).then(
+      () => this.#read(streams),
+      // The subscriber's next 'ready' subscribes again.
+      (err: unknown) => this.#log.warn({ err: (err as Error).message }, 'alarm journal subscribe failed'),
+    );
+  }
+
+  #push(channel: string, message: string): void {
+    const stream = this.#streams.get(channel);
+    if (stream === undefined || this.#stopped) return;
+    void stream.pushed(JSON.parse(message) as StreamEntry[]);
+  }
+
+  /** Reads every entry after the streams' cursors and hands them over. */
+  #read(streams: readonly FollowedStream[]): void {
+    if (this.#stopped || streams.length === 0 || !this.#link.reachable) return;
+    const read = readAfter(this.#link, streams)
+      .catch((err: unknown) => {
+        if (this.#link.reachable)
+          this.#log.warn({ err: (err as Error).message }, 'alarm journal read failed');
+      })
+      .finally(() => this.#reads.delete(read));
+    this.#reads.add(read);
   }
 }
 
-/** Hands each stream its entries, in order; answers how many there were. */
-async function deliver(streams: readonly FollowedStream[], answer: XreadAnswer): Promise<number> {
-  let count = 0;
-  for (const [key, entries] of answer ?? []) {
-    count += entries.length;
-    await streams.find((s) => s.key === key)?.take(entries);
+/** Reads the streams after their cursors until nothing is left, handing each its entries in order. */
+async function readAfter(link: RedisLink, streams: readonly FollowedStream[]): Promise<void> {
+  for (;;) {
+    const answer = await link.run('alarm-follow', (r) =>
+      r.xread('COUNT', batch, 'STREAMS', ...streams.map((s) => s.key), ...streams.map((s) => s.cursor())),
+    );
+    let full = false;
+    for (const [key, entries] of answer ?? []) {
+      full ||= entries.length === batch;
+      await streams.find((s) => s.key === key)?.take(entries);
+    }
+    if (!full) return;
   }
-  return count;
+}
+
+/** The stream's entries after `cursor`, all of them (the stream is bounded by its journal length). */
+export async function readStream(link: RedisLink, key: string, cursor: string): Promise<StreamEntry[]> {
+  const answer = await link.run('alarm-follow', (r) => r.xread('STREAMS', key, cursor));
+  return answer?.[0]?.[1] ?? [];
 }

@@ -19,7 +19,7 @@ import {
   type StoredJournal,
   type StreamEntry,
 } from './journal-mirror.ts';
-import type { Appender, JournalPump, PendingAppend } from './journal-pump.ts';
+import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
 import type { LeaseBalancer } from './lease-balancer.ts';
 import type { ScriptAnswer } from './redis-link.ts';
 
@@ -116,6 +116,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
       key: this.#keys.journal,
       cursor: () => (this.journal.epoch === undefined ? '0-0' : `${this.journal.newest()}-0`),
       take: (entries) => this.#enqueue(() => this.#take(entries)),
+      pushed: (entries) => this.#enqueue(() => this.#takePushed(entries)),
     });
     this.#deps.balancer.add(this.#lease);
   }
@@ -209,6 +210,19 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     }
     if (taken.length === 0) return;
     for (const listener of [...this.#listeners]) listener(taken);
+  }
+
+  /**
+   * A push that does not follow on from this copy's newest entry comes after lost ones (the subscription dropped,
+   * or the copy was loading meanwhile): they and it are read from the stream instead.
+   */
+  async #takePushed(entries: StreamEntry[]): Promise<void> {
+    const first = entries[0];
+    if (first === undefined) return;
+    const fresh = this.journal.missesBefore(first)
+      ? await readStream(this.#deps.cluster.link, this.#keys.journal, `${this.journal.newest()}-0`)
+      : entries;
+    await this.#take(fresh);
   }
 
   /** Loads the stored journal; `announce`: it restarted, so stream clients get the list again (a resync). */

@@ -2,7 +2,7 @@
 // (no offline queue, a command timeout), so callers can fail open or closed instead of hanging; the link
 // reconnects on its own and reports reachability for health and metrics.
 import { createHash } from 'node:crypto';
-import { Redis, type ChainableCommander, type RedisOptions } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** The structured logger the link writes to (pino's call shape). */
@@ -45,9 +45,6 @@ interface QueuedEval extends ScriptCall {
   resolve(value: unknown): void;
   reject(err: Error): void;
 }
-
-/** No commands after the script calls. */
-const nothingAfter = (pipeline: ChainableCommander): ChainableCommander => pipeline;
 
 const isNoScript = (err: Error | null | undefined): boolean => err?.message.startsWith('NOSCRIPT') === true;
 
@@ -124,16 +121,6 @@ export class RedisLink {
     ]);
   }
 
-  /**
-   * A connection of its own for blocking reads (XREAD BLOCK `blockMs`): its time-out allows for the block. The
-   * caller connects and disconnects it.
-   */
-  blockingConnection(blockMs: number): Redis {
-    const connection = this.commands.duplicate({ commandTimeout: blockMs + commandTimeoutMs });
-    connection.on('error', () => undefined);
-    return connection;
-  }
-
   /** Runs `fn` after each reconnect that follows an outage (Redis may have come back empty). */
   onRestored(fn: () => void): () => void {
     this.#onRestored.add(fn);
@@ -169,16 +156,15 @@ export class RedisLink {
   }
 
   /**
-   * Runs a script once per call in one pipeline (one write, one read), then the commands `after` adds. Answers
-   * per call, then per added command, its error or result, in order.
+   * Runs a script once per call in one pipeline (one write, one read). Answers per call its error or result, in
+   * order.
    */
   async evalMany(
     operation: string,
     script: LuaScript,
     calls: readonly ScriptCall[],
-    after = nothingAfter,
   ): Promise<ScriptAnswer[]> {
-    return this.run(operation, () => this.#pipelined(script, calls, after));
+    return this.run(operation, () => this.#pipelined(script, calls));
   }
 
   #sendQueued(): void {
@@ -189,7 +175,7 @@ export class RedisLink {
       else group.push(call);
     }
     for (const [script, group] of byScript)
-      this.#pipelined(script, group, nothingAfter).then(
+      this.#pipelined(script, group).then(
         (answers) =>
           group.forEach((call, i) => {
             const [err, value] = answers[i] ?? [new Error('no answer from Redis'), undefined];
@@ -206,24 +192,20 @@ export class RedisLink {
   }
 
   /**
-   * One pipeline of the script's calls and `after`'s commands, loading the script first when Redis does not know
-   * it: a call that failed NOSCRIPT had no effect, so only those are sent again (without `after`).
+   * One pipeline of the script's calls, loading the script first when Redis does not know it: a call that failed
+   * NOSCRIPT had no effect, so only those are sent again.
    */
-  async #pipelined(
-    script: LuaScript,
-    calls: readonly ScriptCall[],
-    after: typeof nothingAfter,
-  ): Promise<ScriptAnswer[]> {
-    const send = async (some: readonly ScriptCall[], then: typeof after) => {
+  async #pipelined(script: LuaScript, calls: readonly ScriptCall[]): Promise<ScriptAnswer[]> {
+    const send = async (some: readonly ScriptCall[]) => {
       const pipeline = this.commands.pipeline();
       for (const { keys, args } of some) pipeline.evalsha(script.sha, keys.length, ...keys, ...args);
-      return (await then(pipeline).exec()) ?? [];
+      return (await pipeline.exec()) ?? [];
     };
-    const answers = await send(calls, after);
+    const answers = await send(calls);
     const missing = calls.filter((_, i) => isNoScript(answers[i]?.[0]));
     if (missing.length === 0) return answers;
     await this.commands.script('LOAD', script.lua);
-    const again = await send(missing, nothingAfter);
+    const again = await send(missing);
     let next = 0;
     return answers.map((answer) => (isNoScript(answer[0]) ? (again[next++] ?? answer) : answer));
   }
