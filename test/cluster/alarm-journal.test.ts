@@ -284,9 +284,9 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
     }
   });
 
-  // The journal's blocking reader waited for its connection's 'ready' or 'end'; a connection disconnected between
-  // two reconnection attempts emits neither, so SIGTERM left the replica running for good. The timeout only turns
-  // such a hang into a failure.
+  // Stopping must not wait on a Redis connection: one disconnected between two reconnection attempts emits neither
+  // 'ready' nor 'end' (a former journal reader waited for them and kept the replica running for good). The timeout
+  // only turns such a hang into a failure.
   it('SIGTERM while Redis is away: every replica still exits, cleanly', { timeout: 60_000 }, async () => {
     const all = [...replicas.values()];
     const lost = all.map((r) => r.logged((line) => line.includes('shared Redis unreachable')));
