@@ -153,7 +153,15 @@ export class JournalPump {
   #push(channel: string, message: string): void {
     const stream = this.#streams.get(channel);
     if (stream === undefined || this.#stopped) return;
-    void stream.pushed(JSON.parse(message) as StreamEntry[]);
+    let entries: StreamEntry[];
+    try {
+      entries = JSON.parse(message) as StreamEntry[];
+    } catch {
+      // Not the append script's: the periodic read of the stream finds whatever was appended.
+      this.#log.warn({ channel }, 'alarm journal push ignored: not JSON');
+      return;
+    }
+    void stream.pushed(entries);
   }
 
   /** Reads every entry after the streams' cursors and hands them over. */

@@ -243,46 +243,55 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
     }
   });
 
-  it('pushes lost (entries appended without one, subscriptions dropped): every replica reads them from the stream, in order, once', async () => {
-    const all = [...replicas.values()];
-    const clients = await Promise.all(all.map((r) => stream(r)));
-    const direct = new Redis(redis.url);
-    const journalKey = 'plc-gateway:alarms:line1:journal';
-    const stateKey = 'plc-gateway:alarms:line1:state';
-    // What a holder's append does, without the push: the next seq, the newest entry's fields again.
-    const appendUnpushed = async (): Promise<string> => {
-      const [[, fields] = ['', []]] = await direct.xrevrange(journalKey, '+', '-', 'COUNT', 1);
-      const seq = BigInt((await direct.hget(stateKey, 'seq')) ?? '0') + 1n;
-      await direct.xadd(journalKey, `${seq}-0`, ...fields);
-      await direct.hset(stateKey, 'seq', String(seq));
-      return `line1:${seq}`;
-    };
-    const delivered = (id: string) => Promise.all(clients.map((c) => c.next((e) => e.id === id)));
-    try {
-      // Nothing follows it: the periodic read of the stream finds it.
-      const quiet = await appendUnpushed();
-      await delivered(quiet);
-      // A push follows it: the push does not follow on from what a replica holds, so it reads the stream first.
-      const skipped = await appendUnpushed();
-      await writeSlot(all[0] as CliProcess, 6, entry({ sKey: 'AFTER_LOST_PUSH', ErrorType: 2 }));
-      const pushed = await Promise.all(clients.map((c) => c.next(alarmEvent('raised', 'AFTER_LOST_PUSH'))));
-      // Every subscription dropped: each replica subscribes again and reads what it missed meanwhile.
-      await direct.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
-      const whileAway = await appendUnpushed();
-      await delivered(whileAway);
-      await writeSlot(all[0] as CliProcess, 7, entry({ sKey: 'AFTER_RESUBSCRIBE', ErrorType: 2 }));
-      const resubscribed = await Promise.all(
-        clients.map((c) => c.next(alarmEvent('raised', 'AFTER_RESUBSCRIBE'))),
-      );
-      for (const [i, c] of clients.entries()) {
-        const ids = c.events.filter((e) => e.event === 'alarm').map((e) => e.id);
-        assert.deepEqual(ids, [quiet, skipped, pushed[i]?.id, whileAway, resubscribed[i]?.id]);
+  // The timeout only turns a replica that stopped delivering into a failure instead of a hang.
+  it(
+    'pushes lost (entries appended without one, subscriptions dropped) or garbled: every replica reads the entries from the stream, in order, once',
+    { timeout: 60_000 },
+    async () => {
+      const all = [...replicas.values()];
+      const clients = await Promise.all(all.map((r) => stream(r)));
+      const direct = new Redis(redis.url);
+      const journalKey = 'plc-gateway:alarms:line1:journal';
+      const stateKey = 'plc-gateway:alarms:line1:state';
+      // What a holder's append does, without the push: the next seq, the newest entry's fields again.
+      const appendUnpushed = async (): Promise<string> => {
+        const [[, fields] = ['', []]] = await direct.xrevrange(journalKey, '+', '-', 'COUNT', 1);
+        const seq = BigInt((await direct.hget(stateKey, 'seq')) ?? '0') + 1n;
+        await direct.xadd(journalKey, `${seq}-0`, ...fields);
+        await direct.hset(stateKey, 'seq', String(seq));
+        return `line1:${seq}`;
+      };
+      const delivered = (id: string) => Promise.all(clients.map((c) => c.next((e) => e.id === id)));
+      try {
+        // Something not from the append script on a journal's channel is ignored.
+        const ignored = all.map((r) => r.logged((line) => line.includes('alarm journal push ignored')));
+        await direct.publish(journalKey, 'not json');
+        await Promise.all(ignored);
+        // Nothing follows it: the periodic read of the stream finds it.
+        const quiet = await appendUnpushed();
+        await delivered(quiet);
+        // A push follows it: the push does not follow on from what a replica holds, so it reads the stream first.
+        const skipped = await appendUnpushed();
+        await writeSlot(all[0] as CliProcess, 6, entry({ sKey: 'AFTER_LOST_PUSH', ErrorType: 2 }));
+        const pushed = await Promise.all(clients.map((c) => c.next(alarmEvent('raised', 'AFTER_LOST_PUSH'))));
+        // Every subscription dropped: each replica subscribes again and reads what it missed meanwhile.
+        await direct.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+        const whileAway = await appendUnpushed();
+        await delivered(whileAway);
+        await writeSlot(all[0] as CliProcess, 7, entry({ sKey: 'AFTER_RESUBSCRIBE', ErrorType: 2 }));
+        const resubscribed = await Promise.all(
+          clients.map((c) => c.next(alarmEvent('raised', 'AFTER_RESUBSCRIBE'))),
+        );
+        for (const [i, c] of clients.entries()) {
+          const ids = c.events.filter((e) => e.event === 'alarm').map((e) => e.id);
+          assert.deepEqual(ids, [quiet, skipped, pushed[i]?.id, whileAway, resubscribed[i]?.id]);
+        }
+      } finally {
+        direct.disconnect();
+        for (const c of clients) c.close();
       }
-    } finally {
-      direct.disconnect();
-      for (const c of clients) c.close();
-    }
-  });
+    },
+  );
 
   // Stopping must not wait on a Redis connection: one disconnected between two reconnection attempts emits neither
   // 'ready' nor 'end' (a former journal reader waited for them and kept the replica running for good). The timeout
