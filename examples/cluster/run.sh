@@ -24,7 +24,7 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$
 pids+=($!)
 
 # The simulation runs once, with one clock; every replica reaches it as a Real PLC over ADS.
-npx tsx src/main.ts sim-ads --scenario examples/scenarios/line16 --port "$ads_port" --no-udp \
+node --import tsx src/main.ts sim-ads --scenario examples/scenarios/line16 --port "$ads_port" --no-udp \
   >"$work/sim-ads.log" 2>&1 &
 pids+=($!)
 
@@ -44,7 +44,7 @@ for i in 1 2 3; do
   "Cluster": { "Redis": "redis://127.0.0.1:$redis_port", "ReplicaId": "replica-$i" }
 }
 JSON
-  npx tsx src/main.ts serve --config "$work/replica$i.json" --host 127.0.0.1 --port "$port" \
+  node --import tsx src/main.ts serve --config "$work/replica$i.json" --host 127.0.0.1 --port "$port" \
     >"$work/replica$i.log" 2>&1 &
   pids+=($!)
 done
@@ -61,7 +61,7 @@ for i in 1 2 3; do
   done
 done
 
-token=$(npx tsx src/main.ts token --config "$work/replica1.json" --sub demo --role admin \
+token=$(node --import tsx src/main.ts token --config "$work/replica1.json" --sub demo --role admin \
   --scope "ads:read ads:write ads:lifecycle" 2>/dev/null)
 cat <<TEXT
 Redis 127.0.0.1:$redis_port, sim-ads 127.0.0.1:$ads_port (line16), replicas:

@@ -13,7 +13,7 @@ export interface Transition {
 
 /** Writes slot `slot` of `plcId`'s alarm array through the replica `via`. */
 export async function writeSlot(
-  via: CliProcess,
+  via: Pick<CliProcess, 'url'>,
   headers: Record<string, string>,
   slot: number,
   value: Record<string, unknown>,
