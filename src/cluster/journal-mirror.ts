@@ -20,21 +20,28 @@ export interface StoredJournal {
   readonly entries: readonly JournalEntry[];
 }
 
-export function parseEntry([id, fields]: StreamEntry): { epoch: number; entry: JournalEntry } {
-  // The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
-  const get = (name: string, at: number): string | undefined => {
-    if (fields[at] === name) return fields[at + 1];
-    const i = fields.indexOf(name);
-    return i >= 0 && i % 2 === 0 ? fields[i + 1] : undefined;
-  };
-  const body = JSON.parse(get('e', 2) ?? '{}') as Omit<JournalEntry, 'seq' | 'user'>;
-  const user = get('u', 4);
-  const seq = Number(id.slice(0, id.indexOf('-')));
+// The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
+function field(fields: readonly string[], name: string, at: number): string | undefined {
+  if (fields[at] === name) return fields[at + 1];
+  const i = fields.indexOf(name);
+  return i >= 0 && i % 2 === 0 ? fields[i + 1] : undefined;
+}
+
+/** An entry's epoch and seq, without parsing its body. */
+export function entryPosition([id, fields]: StreamEntry): { epoch: number; seq: number } {
+  return { epoch: Number(field(fields, 'p', 0)), seq: Number(id.slice(0, id.indexOf('-'))) };
+}
+
+export function parseEntry(raw: StreamEntry): { epoch: number; entry: JournalEntry } {
+  const fields = raw[1];
+  const { epoch, seq } = entryPosition(raw);
+  const body = JSON.parse(field(fields, 'e', 2) ?? '{}') as Omit<JournalEntry, 'seq' | 'user'>;
+  const user = field(fields, 'u', 4);
   const entry: JournalEntry =
     user === undefined
       ? { seq, at: body.at, kind: body.kind, reading: body.reading }
       : { seq, at: body.at, kind: body.kind, reading: body.reading, user };
-  return { epoch: Number(get('p', 0)), entry };
+  return { epoch, entry };
 }
 
 /** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */
@@ -101,9 +108,9 @@ export class JournalMirror implements JournalReader {
   }
 
   /** Whether `raw` belongs to this copy's epoch and entries between this copy's newest and it are missing. */
-  missesBefore([id, fields]: StreamEntry): boolean {
-    const epoch = fields[0] === 'p' ? Number(fields[1]) : parseEntry([id, fields]).epoch;
-    return epoch === this.#epoch && Number(id.slice(0, id.indexOf('-'))) > this.#journal.newest() + 1;
+  missesBefore(raw: StreamEntry): boolean {
+    const { epoch, seq } = entryPosition(raw);
+    return epoch === this.#epoch && seq > this.#journal.newest() + 1;
   }
 
   /** Outstanding alarms in slot order, as the holder's snapshot lists them. */

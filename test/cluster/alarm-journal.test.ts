@@ -17,6 +17,7 @@ import {
   type Transition,
 } from './alarm-cluster.ts';
 import { Redis } from 'ioredis';
+import { alarmKeys } from '../../src/cluster/alarm-scripts.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 import { mintToken } from '../helpers/tokens.ts';
 
@@ -251,8 +252,7 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
       const all = [...replicas.values()];
       const clients = await Promise.all(all.map((r) => stream(r)));
       const direct = new Redis(redis.url);
-      const journalKey = 'plc-gateway:alarms:line1:journal';
-      const stateKey = 'plc-gateway:alarms:line1:state';
+      const { journal: journalKey, state: stateKey } = alarmKeys('line1');
       // What a holder's append does, without the push: the next seq, the newest entry's fields again.
       const appendUnpushed = async (): Promise<string> => {
         const [[, fields] = ['', []]] = await direct.xrevrange(journalKey, '+', '-', 'COUNT', 1);
