@@ -67,18 +67,22 @@ export class EtherCatMonitor {
     for (const bus of this.#buses.values()) clearTimeout(bus.timer);
   }
 
-  /** The readings as of now: polls at once when the PLC was never read. */
-  async current(plcId: string): Promise<EtherCatMasterReading[]> {
+  /**
+   * Notable changes of `plcId`'s slaves from a reading taken after this call: resolves with that reading (what the
+   * changes start from, so a new client never starts from a reading older than its request) and the unsubscribe.
+   */
+  async subscribe(
+    plcId: string,
+    listener: EtherCatListener,
+  ): Promise<{ readings: EtherCatMasterReading[]; stop: () => void }> {
     const bus = this.#buses.get(plcId);
-    if (!bus) return [];
-    return bus.readings ?? (await this.#poll(bus)) ?? [];
-  }
-
-  /** Notable changes of `plcId`'s slaves from now on; returns the unsubscribe. */
-  subscribe(plcId: string, listener: EtherCatListener): () => void {
-    const bus = this.#buses.get(plcId);
-    bus?.listeners.add(listener);
-    return () => void bus?.listeners.delete(listener);
+    if (!bus) return { readings: [], stop: () => undefined };
+    const started = bus.polling;
+    if (started) await started;
+    await this.#poll(bus);
+    // Added in the same turn as the reading is taken, so no change falls between the two.
+    bus.listeners.add(listener);
+    return { readings: bus.readings ?? [], stop: () => void bus.listeners.delete(listener) };
   }
 
   /** The readiness check: per PLC that has EtherCAT masters, its status; the worst of them overall. */

@@ -31,8 +31,8 @@ export async function streamEtherCat(
   emit: (event: StreamEvent) => void,
 ): Promise<() => void> {
   const send = (change: EtherCatChange) => emit({ name: 'ethercat', data: JSON.stringify(change) });
-  const stop = monitor.subscribe(target.id, send);
-  for (const m of await monitor.current(target.id)) {
+  const { readings, stop } = await monitor.subscribe(target.id, send);
+  for (const m of readings) {
     for (const s of m.slaves) send({ masterId: m.deviceId, address: s.address, slave: slaveView(s) });
   }
   return stop;

@@ -117,13 +117,16 @@ export const notificationsRoutes: FeaturePlugin = (
       );
       const session = service.open(target, stream);
       entry.describeWith(() => session.symbols());
-      let stopEtherCat = (): void => undefined;
+      let etherCatStream: Promise<() => void> | undefined;
       stream.onClose(() => {
-        stopEtherCat();
+        void etherCatStream?.then((stop) => stop());
         void session.close();
       });
       await session.subscribe(symbols);
-      if (ethercat) stopEtherCat = await streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
+      if (ethercat) {
+        etherCatStream = streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
+        await etherCatStream;
+      }
     },
   );
 
@@ -139,11 +142,10 @@ export const notificationsRoutes: FeaturePlugin = (
       open: (connection, request) => {
         const target = targetOf(request);
         const session = service.open(target, connection);
-        let stopEtherCat: (() => void) | undefined;
-        let closed = false;
+        // Set by the first SubscribeEtherCat, so a second one (even while the first awaits its reading) is a no-op.
+        let etherCatStream: Promise<() => void> | undefined;
         connection.onClose(() => {
-          closed = true;
-          stopEtherCat?.();
+          void etherCatStream?.then((stop) => stop());
           void session.close();
         });
         connection
@@ -160,9 +162,10 @@ export const notificationsRoutes: FeaturePlugin = (
             if (args.length !== 0)
               throw new AppError('VALIDATION_ERROR', 'SubscribeEtherCat takes no argument.');
             checkEtherCatStream(appConfig, target);
-            if (stopEtherCat) return null;
-            stopEtherCat = await streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
-            if (closed) stopEtherCat();
+            if (!etherCatStream) {
+              etherCatStream = streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
+            }
+            await etherCatStream;
             return null;
           });
       },

@@ -258,7 +258,8 @@ for (const driver of drivers) {
       });
       await connection.start();
       try {
-        await connection.invoke('SubscribeEtherCat');
+        // A second call, even one made while the first still reads the bus, adds no second stream.
+        await Promise.all([connection.invoke('SubscribeEtherCat'), connection.invoke('SubscribeEtherCat')]);
         await signal.until(
           () => received.length >= 4,
           waitLimitMs,
@@ -272,8 +273,38 @@ for (const driver of drivers) {
           () => 'EtherCatChanged for 1003',
         );
         assert.deepEqual([change.slave.state, change.slave.error], ['SAFEOP', true]);
+        const upTo = received.indexOf(change);
+        assert.equal(upTo, 4, 'one current state per slave, then the change');
       } finally {
         await connection.stop();
+      }
+    });
+  });
+}
+
+for (const driver of drivers) {
+  describe(`EtherCAT stream's first state with a slow poll (${driver} driver)`, () => {
+    let rig: BusRig;
+    before(async () => {
+      rig = await startBus(driver, { etherCat: { PollingIntervalMs: 600_000 } });
+    });
+    after(async () => {
+      await rig.close();
+    });
+
+    it('is read for the new client, not the last poll', async () => {
+      const url = `${rig.base}/api/plcs/bus/notifications/sse?ethercat=true`;
+      const first = new RawSse(url, bearer(rig.token));
+      const was = (await first.next(isChange(1003, 2))).data as Change;
+      first.close();
+      assert.deepEqual([was.slave.state, was.slave.error], ['OP', false]);
+      rig.step(2); // 1003 to SAFEOP with error; the monitor's next poll is minutes away
+      const second = new RawSse(url, bearer(rig.token));
+      try {
+        const now = (await second.next(isChange(1003, 2))).data as Change;
+        assert.deepEqual([now.slave.state, now.slave.error], ['SAFEOP', true]);
+      } finally {
+        second.close();
       }
     });
   });
