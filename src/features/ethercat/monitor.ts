@@ -77,8 +77,8 @@ export class EtherCatMonitor {
   ): Promise<{ readings: EtherCatMasterReading[]; stop: () => void }> {
     const bus = this.#buses.get(plcId);
     if (!bus) return { readings: [], stop: () => undefined };
-    const started = bus.polling;
-    if (started) await started;
+    // A poll in flight may have read the bus before this call: the reading is the next one.
+    await bus.polling;
     await this.#poll(bus);
     // Added in the same turn as the reading is taken, so no change falls between the two.
     bus.listeners.add(listener);
