@@ -2,7 +2,8 @@
 // outstanding alarms, loaded from Redis and then fed entry by entry from the stream, whoever appended them.
 // The history route, the list and the streams read it synchronously, as they read the in-process journal.
 import {
-  AlarmJournal,
+  pageOf,
+  SeqRing,
   type JournalEntry,
   type JournalPage,
   type JournalReader,
@@ -12,13 +13,20 @@ import { isOutstanding, type AlarmReading } from '../features/alarms/reading.ts'
 /** A stream entry as XRANGE/XREAD answer it: id `<seq>-0` and fields p (epoch), e (entry JSON), u (user). */
 export type StreamEntry = [id: string, fields: string[]];
 
-/** What is stored in Redis as the state of a journal: its epoch, the snapshot as of its newest entry, the entries. */
+/** What is stored in Redis as the state of a journal: its epoch, the outstanding alarms as of its newest entry, the entries. */
 export interface StoredJournal {
   /** The seq before the journal's first entry (a start time in microseconds); undefined: none yet. */
   readonly epoch: number | undefined;
   readonly outstanding: readonly AlarmReading[];
-  readonly entries: readonly JournalEntry[];
+  readonly entries: readonly StreamEntry[];
 }
+
+/**
+ * An entry as a copy keeps it: the stream's entry JSON, with the acknowledging user when there is one. Thousands
+ * are kept per PLC on every replica; one string each is far less for the collector to walk than the parsed
+ * objects, and only history and resumption read them back.
+ */
+type KeptEntry = string | readonly [json: string, user: string];
 
 // The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
 function field(fields: readonly string[], name: string, at: number): string | undefined {
@@ -32,16 +40,23 @@ export function entryPosition([id, fields]: StreamEntry): { epoch: number; seq: 
   return { epoch: Number(field(fields, 'p', 0)), seq: Number(id.slice(0, id.indexOf('-'))) };
 }
 
-export function parseEntry(raw: StreamEntry): { epoch: number; entry: JournalEntry } {
-  const fields = raw[1];
-  const { epoch, seq } = entryPosition(raw);
-  const body = JSON.parse(field(fields, 'e', 2) ?? '{}') as Omit<JournalEntry, 'seq' | 'user'>;
+function keptEntry(fields: readonly string[]): KeptEntry {
+  const json = field(fields, 'e', 2) ?? '{}';
   const user = field(fields, 'u', 4);
-  const entry: JournalEntry =
-    user === undefined
-      ? { seq, at: body.at, kind: body.kind, reading: body.reading }
-      : { seq, at: body.at, kind: body.kind, reading: body.reading, user };
-  return { epoch, entry };
+  return user === undefined ? json : [json, user];
+}
+
+function entryOf(seq: number, kept: KeptEntry): JournalEntry {
+  const [json, user] = typeof kept === 'string' ? [kept, undefined] : kept;
+  const body = JSON.parse(json) as Omit<JournalEntry, 'seq' | 'user'>;
+  return user === undefined
+    ? { seq, at: body.at, kind: body.kind, reading: body.reading }
+    : { seq, at: body.at, kind: body.kind, reading: body.reading, user };
+}
+
+export function parseEntry(raw: StreamEntry): { epoch: number; entry: JournalEntry } {
+  const { epoch, seq } = entryPosition(raw);
+  return { epoch, entry: entryOf(seq, keptEntry(raw[1])) };
 }
 
 /** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */
@@ -58,23 +73,24 @@ export function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEn
 export function outstandingAfter(
   snapshot: readonly AlarmReading[],
   snapshotSeq: number,
-  entries: readonly JournalEntry[],
+  entries: readonly StreamEntry[],
 ): AlarmReading[] {
   const readings = new Map(snapshot.map((r) => [r.key, r]));
-  for (const entry of entries) if (entry.seq > snapshotSeq) applyEntry(readings, entry);
+  for (const raw of entries)
+    if (entryPosition(raw).seq > snapshotSeq) applyEntry(readings, parseEntry(raw).entry);
   return [...readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
 }
 
 export class JournalMirror implements JournalReader {
   readonly #capacity: number;
   #epoch: number | undefined;
-  #journal: AlarmJournal;
+  #journal: SeqRing<KeptEntry>;
   #readings = new Map<string, AlarmReading>();
   #outstanding: AlarmReading[] | undefined = [];
 
   constructor(capacity: number, now: number) {
     this.#capacity = capacity;
-    this.#journal = new AlarmJournal(capacity, now);
+    this.#journal = new SeqRing(capacity, Math.floor(now) * 1000);
   }
 
   get epoch(): number | undefined {
@@ -84,8 +100,8 @@ export class JournalMirror implements JournalReader {
   /** Replaces everything with the stored journal. */
   load(stored: StoredJournal, now: number): void {
     this.#epoch = stored.epoch;
-    this.#journal = new AlarmJournal(this.#capacity, stored.epoch === undefined ? now : stored.epoch / 1000);
-    for (const entry of stored.entries) this.#journal.follow(entry);
+    this.#journal = new SeqRing(this.#capacity, stored.epoch ?? Math.floor(now) * 1000);
+    for (const raw of stored.entries) this.#journal.follow(entryPosition(raw).seq, keptEntry(raw[1]));
     this.#readings = new Map(stored.outstanding.map((r) => [r.key, r]));
     this.#outstanding = undefined;
   }
@@ -97,9 +113,11 @@ export class JournalMirror implements JournalReader {
   take(raw: readonly StreamEntry[]): JournalEntry[] | undefined {
     const taken: JournalEntry[] = [];
     for (const item of raw) {
-      const { epoch, entry } = parseEntry(item);
+      const { epoch, seq } = entryPosition(item);
       if (epoch !== this.#epoch) return undefined;
-      if (!this.#journal.follow(entry)) continue;
+      const kept = keptEntry(item[1]);
+      if (!this.#journal.follow(seq, kept)) continue;
+      const entry = entryOf(seq, kept);
       taken.push(entry);
       applyEntry(this.#readings, entry);
       this.#outstanding = undefined;
@@ -124,7 +142,8 @@ export class JournalMirror implements JournalReader {
   }
 
   readSince(after: number | undefined, limit: number): JournalPage {
-    return this.#journal.readSince(after, limit);
+    const entries = this.#journal.since(after, limit).map(([seq, kept]) => entryOf(seq, kept));
+    return pageOf(after, this.#journal.newest(), entries);
   }
 
   /** 0 until the journal starts: below every seq it hands out, so clients here are sent its first entries. */
@@ -135,7 +154,7 @@ export class JournalMirror implements JournalReader {
   /** Every entry since the journal started, when this copy holds all of them and they explain the whole list. */
   sinceStart(): JournalEntry[] | undefined {
     if (this.#epoch === undefined || !this.#journal.holdsAfter(this.#epoch)) return undefined;
-    const { entries } = this.#journal.readSince(undefined, this.#capacity);
+    const { entries } = this.readSince(undefined, this.#capacity);
     return entries.length > 0 || this.#readings.size === 0 ? [...entries] : undefined;
   }
 

@@ -12,13 +12,7 @@ import { AlarmLease } from './alarm-lease.ts';
 import { ackKey, alarmKeys, type AlarmKeys } from './alarm-scripts.ts';
 import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import type { Cluster } from './cluster.ts';
-import {
-  JournalMirror,
-  outstandingAfter,
-  parseEntry,
-  type StoredJournal,
-  type StreamEntry,
-} from './journal-mirror.ts';
+import { JournalMirror, outstandingAfter, type StoredJournal, type StreamEntry } from './journal-mirror.ts';
 import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
 import type { LeaseBalancer } from './lease-balancer.ts';
 import type { ScriptAnswer } from './redis-link.ts';
@@ -254,7 +248,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     );
     const [epoch, snapshot, snapseq, seq] = (answer?.[0]?.[1] ?? []) as Array<string | null>;
     if (epoch === null || epoch === undefined) return { epoch: undefined, outstanding: [], entries: [] };
-    const entries = ((answer?.[1]?.[1] ?? []) as StreamEntry[]).map((raw) => parseEntry(raw).entry);
+    const entries = (answer?.[1]?.[1] ?? []) as StreamEntry[];
     const stored =
       snapshot === null || snapshot === undefined ? [] : (JSON.parse(snapshot) as AlarmReading[]);
     // A state written before snapshots became periodic has its snapshot as of its newest entry.

@@ -37,8 +37,11 @@ export interface FeedOptions {
   readonly maxReplay: number;
 }
 
-// A transition's `{ kind, alarm }` JSON, made once per culture preference and shared by every client.
-const framed = new WeakMap<JournalEntry, Map<string, string>>();
+// A transition's `{ kind, alarm }` JSON, made once per culture preference and shared by every client. Only the
+// latest transitions are kept: their clients are sent them together, while a journal keeps thousands per PLC and a
+// frame held for each would double what the collector walks (replays are rare and render again).
+const framed = new Map<JournalEntry, Map<string, string>>();
+const maxFramedEntries = 512;
 const maxCulturesPerEntry = 8;
 
 function frameJson(
@@ -56,6 +59,8 @@ function frameJson(
   if (byCulture === undefined) {
     byCulture = new Map<string, string>();
     framed.set(entry, byCulture);
+    // Maps iterate in insertion order: the first key is the oldest entry.
+    if (framed.size > maxFramedEntries) framed.delete(framed.keys().next().value as JournalEntry);
   }
   if (byCulture.size < maxCulturesPerEntry) byCulture.set(key, json);
   return json;

@@ -35,79 +35,110 @@ export interface TransitionJournal extends JournalReader {
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
 }
 
-export class AlarmJournal implements TransitionJournal {
+/**
+ * Consecutively numbered items, the newest `capacity` of them: the ring under a journal. Numbers are consecutive,
+ * so an item's is found from its place. Generic so that a journal's copy can keep its entries in a compact form.
+ */
+export class SeqRing<T> {
   readonly #capacity: number;
-  /** The sequence number before the first one this journal hands out. */
+  /** The sequence number before the first one this ring holds. */
   readonly #firstSeq: number;
-  readonly #ring: JournalEntry[] = [];
-  /** Index in #ring of the oldest entry once the ring is full. */
+  readonly #ring: T[] = [];
+  /** Index in #ring of the oldest item once the ring is full. */
   #head = 0;
   #lastSeq: number;
 
-  /** `startMs`: the gateway's start time; sequence numbers begin just above it, in microseconds. */
-  constructor(capacity: number, startMs: number) {
+  constructor(capacity: number, firstSeq: number) {
     this.#capacity = capacity;
-    this.#lastSeq = Math.floor(startMs) * 1000;
-    this.#firstSeq = this.#lastSeq;
+    this.#lastSeq = firstSeq;
+    this.#firstSeq = firstSeq;
   }
 
   newest(): number {
     return this.#lastSeq;
   }
 
-  append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
-    const full: JournalEntry = { seq: ++this.#lastSeq, ...entry };
-    this.#keep(full);
-    return full;
+  /** Keeps `item` with the next sequence number, and answers that number. */
+  push(item: T): number {
+    this.#keep(item);
+    return ++this.#lastSeq;
   }
 
   /**
-   * Keeps an entry whose seq was handed out elsewhere (a mirror of a shared journal). An entry at or below the
-   * newest is already held; one past a gap (entries trimmed before they were seen) restarts the ring after it.
+   * Keeps an item whose seq was handed out elsewhere (a copy of a shared journal). An item at or below the newest
+   * is already held; one past a gap (items trimmed before they were seen) restarts the ring after it.
    */
-  follow(entry: JournalEntry): boolean {
-    if (entry.seq <= this.#lastSeq) return false;
-    if (entry.seq !== this.#lastSeq + 1) {
+  follow(seq: number, item: T): boolean {
+    if (seq <= this.#lastSeq) return false;
+    if (seq !== this.#lastSeq + 1) {
       this.#ring.length = 0;
       this.#head = 0;
     }
-    this.#lastSeq = entry.seq;
-    this.#keep(entry);
+    this.#lastSeq = seq;
+    this.#keep(item);
     return true;
   }
 
-  #keep(full: JournalEntry): void {
-    if (this.#ring.length < this.#capacity) this.#ring.push(full);
-    else {
-      this.#ring[this.#head] = full;
-      this.#head = (this.#head + 1) % this.#capacity;
-    }
-  }
-
-  #at(i: number): JournalEntry {
-    return this.#ring[(this.#head + i) % this.#ring.length] as JournalEntry;
-  }
-
-  /** The oldest sequence number still held (the next one to hand out while empty). */
-  #oldest(): number {
-    return this.#ring.length === 0 ? this.#lastSeq + 1 : this.#at(0).seq;
-  }
-
-  /** `seq` was handed out by this journal (not before a restart, not in the future) and nothing after it dropped. */
+  /** `seq` was handed out by this ring (not before a restart, not in the future) and nothing after it dropped. */
   holdsAfter(seq: number): boolean {
-    const oldest = this.#oldest();
+    const oldest = this.#lastSeq - this.#ring.length + 1;
     return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= oldest - 1;
   }
 
-  readSince(after: number | undefined, limit: number): JournalPage {
+  /** Items with seq > `after` (all held when undefined), oldest first, at most `limit`, each with its seq. */
+  since(after: number | undefined, limit: number): Array<[seq: number, item: T]> {
     const n = this.#ring.length;
-    // Sequence numbers are consecutive, so the first wanted entry is found by arithmetic.
-    const oldest = this.#oldest();
+    const oldest = this.#lastSeq - n + 1;
     const start = after === undefined ? 0 : Math.max(0, Math.min(n, after + 1 - oldest));
-    const entries: JournalEntry[] = [];
-    for (let i = start; i < n && entries.length < limit; i++) entries.push(this.#at(i));
-    const last = entries.at(-1);
-    const nextAfter = last ? last.seq : Math.min(after ?? this.#lastSeq, this.#lastSeq);
-    return { entries, nextAfter };
+    const items: Array<[number, T]> = [];
+    for (let i = start; i < n && items.length < limit; i++)
+      items.push([oldest + i, this.#ring[(this.#head + i) % n] as T]);
+    return items;
+  }
+
+  #keep(item: T): void {
+    if (this.#ring.length < this.#capacity) this.#ring.push(item);
+    else {
+      this.#ring[this.#head] = item;
+      this.#head = (this.#head + 1) % this.#capacity;
+    }
+  }
+}
+
+/** A page of a ring's entries after `after`, and the cursor to continue from. */
+export function pageOf(
+  after: number | undefined,
+  newest: number,
+  entries: readonly JournalEntry[],
+): JournalPage {
+  const last = entries.at(-1);
+  return { entries, nextAfter: last ? last.seq : Math.min(after ?? newest, newest) };
+}
+
+export class AlarmJournal implements TransitionJournal {
+  readonly #ring: SeqRing<JournalEntry>;
+
+  /** `startMs`: the gateway's start time; sequence numbers begin just above it, in microseconds. */
+  constructor(capacity: number, startMs: number) {
+    this.#ring = new SeqRing(capacity, Math.floor(startMs) * 1000);
+  }
+
+  newest(): number {
+    return this.#ring.newest();
+  }
+
+  append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
+    const full: JournalEntry = { seq: this.#ring.newest() + 1, ...entry };
+    this.#ring.push(full);
+    return full;
+  }
+
+  holdsAfter(seq: number): boolean {
+    return this.#ring.holdsAfter(seq);
+  }
+
+  readSince(after: number | undefined, limit: number): JournalPage {
+    const entries = this.#ring.since(after, limit).map(([, entry]) => entry);
+    return pageOf(after, this.#ring.newest(), entries);
   }
 }
