@@ -91,43 +91,70 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `);
 
-// KEYS lease, state, journal, then one ack key per entry; ARGV lease value, journal length, epoch to start when
-// there is none (the journal restarts), snapshot JSON or '' (none this time: the stored one and the entries after
-// it still tell the outstanding alarms), entry count, then per entry its JSON and '1' when it is an `acknowledged`
-// entry (it claims the acknowledging user). The new entries are published on a channel named after the journal,
-// as XREAD would answer them: [[id, [field, value, ...]], ...]. -> { newest seq, epoch, Redis time ms }.
+/** The channel every replica's append script publishes its new journal entries on, all PLCs' together. */
+export const alarmPushChannel = clusterKey('alarms', 'pushes');
+
+// One replica's round of appends, for every PLC it holds the lease of that has something to append (a part).
+// KEYS per part: lease, state, journal, then one ack key per entry. ARGV: the push channel, the part count, then per
+// part: lease value, journal length, epoch to start when there is none (the journal restarts), snapshot JSON or ''
+// (none this time: the stored one and the entries after it still tell the outstanding alarms), entry count, then
+// per entry its JSON and '1' when it is an `acknowledged` entry (it claims the acknowledging user). Every part checks
+// its own lease: a fenced part appends nothing and the others go on. The new entries of all parts are published
+// once on the push channel, by journal, as XREAD would answer them: { journal: [[id, [field, value, ...]], ...] }.
+// -> per part { 1, newest seq, epoch } or { 0, error }, then Redis's time in ms.
 export const appendTransitions = luaScript(`${redisNowMs}
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return redis.error_reply('FENCED the alarm lease is held by another replica') end
-local epoch = redis.call('HGET', KEYS[2], 'epoch')
-local seq
-if not epoch then
-  if ARGV[4] == '' then return redis.error_reply('NOSNAPSHOT a new journal starts from a snapshot') end
-  epoch = ARGV[3]
-  seq = tonumber(epoch)
-  redis.call('DEL', KEYS[3])
-else
-  seq = tonumber(redis.call('HGET', KEYS[2], 'seq'))
-end
-local n = tonumber(ARGV[5])
-local added = {}
-for i = 1, n do
-  seq = seq + 1
-  local fields = { 'p', epoch, 'e', ARGV[4 + 2 * i] }
-  if ARGV[5 + 2 * i] == '1' then
-    local sub = redis.call('GET', KEYS[3 + i])
-    if sub then
-      redis.call('DEL', KEYS[3 + i])
-      fields[5] = 'u'
-      fields[6] = sub
-    end
+local pushed = {}
+local published = false
+
+local function append(k, a)
+  local lease, state, journal = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
+  if redis.call('GET', lease) ~= ARGV[a] then return { 0, 'FENCED the alarm lease is held by another replica' } end
+  local epoch = redis.call('HGET', state, 'epoch')
+  local seq
+  if not epoch then
+    if ARGV[a + 3] == '' then return { 0, 'NOSNAPSHOT a new journal starts from a snapshot' } end
+    epoch = ARGV[a + 2]
+    seq = tonumber(epoch)
+    redis.call('DEL', journal)
+  else
+    seq = tonumber(redis.call('HGET', state, 'seq'))
   end
-  local id = string.format('%.0f', seq) .. '-0'
-  redis.call('XADD', KEYS[3], 'MAXLEN', ARGV[2], id, unpack(fields))
-  added[i] = { id, fields }
+  local n = tonumber(ARGV[a + 4])
+  local added = {}
+  for i = 1, n do
+    seq = seq + 1
+    local fields = { 'p', epoch, 'e', ARGV[a + 3 + 2 * i] }
+    if ARGV[a + 4 + 2 * i] == '1' then
+      local sub = redis.call('GET', KEYS[k + 3 + i])
+      if sub then
+        redis.call('DEL', KEYS[k + 3 + i])
+        fields[5] = 'u'
+        fields[6] = sub
+      end
+    end
+    local id = string.format('%.0f', seq) .. '-0'
+    redis.call('XADD', journal, 'MAXLEN', ARGV[a + 1], id, unpack(fields))
+    added[i] = { id, fields }
+  end
+  if n > 0 then
+    pushed[journal] = added
+    published = true
+  end
+  local newest = string.format('%.0f', seq)
+  redis.call('HSET', state, 'epoch', epoch, 'seq', newest)
+  if ARGV[a + 3] ~= '' then redis.call('HSET', state, 'snapshot', ARGV[a + 3], 'snapseq', newest) end
+  return { 1, newest, epoch }
 end
-if n > 0 then redis.call('PUBLISH', KEYS[3], cjson.encode(added)) end
-local newest = string.format('%.0f', seq)
-redis.call('HSET', KEYS[2], 'epoch', epoch, 'seq', newest)
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], 'snapshot', ARGV[4], 'snapseq', newest) end
-return { newest, epoch, now_ms() }
+
+local results = {}
+local k, a = 0, 3
+for part = 1, tonumber(ARGV[2]) do
+  results[part] = append(k, a)
+  local n = tonumber(ARGV[a + 4])
+  k = k + 3 + n
+  a = a + 5 + 2 * n
+end
+if published then redis.call('PUBLISH', ARGV[1], cjson.encode(pushed)) end
+results[#results + 1] = now_ms()
+return results
 `);

@@ -1,19 +1,20 @@
 // The alarm journals' traffic of one replica. Appends: those of every PLC whose lease it holds go to Redis in one
-// pipeline per round, and rounds fall on a grid shared by every replica, every `roundMs` of Redis's clock. One
+// script run per round, and rounds fall on a grid shared by every replica, every `roundMs` of Redis's clock. One
 // round is in flight at a time, so a PLC's appends reach Redis in order without a chain of their own.
-// Follows: the append script publishes the entries it added on a channel named after the journal, so a follower
-// learns of them when Redis pushes them, without asking. What costs a replica here is being woken (far more than
-// the bytes): on the shared grid the holders' appends reach Redis together, Redis pushes them to each follower
-// together, and a replica is woken about twice a round (its timer, then its answer with everyone's pushes) however
-// many PLCs and replicas there are. A replica whose clock estimate is off only wakes more often.
+// Follows: the append script publishes the entries it added, all its PLCs' in one message on one channel, so a
+// follower learns of them when Redis pushes them, without asking. What costs a replica here is being woken and
+// handling messages (far more than the bytes): on the shared grid the holders' appends reach Redis together, Redis
+// pushes one message per holder to each follower, and a replica is woken about twice a round (its timer, then its
+// answer with everyone's pushes) however many PLCs and replicas there are. A replica whose clock estimate is off
+// only wakes more often.
 // Pub/sub is at most once, so the stream stays the record: a follower reads it after every (re)subscription,
 // where a push does not follow on from what it holds (see FollowedStream.pushed), and every `checkMs`.
-import { appendTransitions } from './alarm-scripts.ts';
+import { alarmPushChannel, appendTransitions } from './alarm-scripts.ts';
 import type { StreamEntry } from './journal-mirror.ts';
 import type { ClusterLog, RedisLink, ScriptAnswer, ScriptCall } from './redis-link.ts';
 
 export interface FollowedStream {
-  /** The journal's key, also the channel its new entries are published on. */
+  /** The journal's key, which its pushed entries are published under. */
   readonly key: string;
   /** The id after which to read (the newest entry held). */
   cursor(): string;
@@ -23,9 +24,9 @@ export interface FollowedStream {
   pushed(entries: StreamEntry[]): Promise<void>;
 }
 
-/** One PLC's pending append, built when its round goes out. */
+/** One PLC's pending append (its part of the round's script run), built when its round goes out. */
 export interface PendingAppend extends ScriptCall {
-  /** The script's answer (or its error); called in round order. */
+  /** Its part's answer, `[newest seq, epoch, Redis ms]`, or its error; called in round order. */
   settle(answer: ScriptAnswer): Promise<void>;
 }
 
@@ -120,14 +121,21 @@ export class JournalPump {
     const appends = [...this.#due].map((a) => a.nextAppend()).filter((a) => a !== undefined);
     this.#due.clear();
     if (appends.length === 0) return;
+    const call = { keys: appends.flatMap((a) => a.keys), args: [alarmPushChannel, appends.length] };
+    for (const append of appends) call.args.push(...append.args);
     let answers: ScriptAnswer[];
     try {
-      answers = await this.#link.evalMany('alarm-append', appendTransitions, appends);
+      const [[err, reply] = [new Error('no answer from Redis'), undefined]] = await this.#link.evalMany(
+        'alarm-append',
+        appendTransitions,
+        [call],
+      );
+      if (err !== null) throw err;
+      answers = partAnswers(reply, appends.length);
     } catch (err) {
       answers = appends.map(() => [err as Error, undefined]);
     }
-    for (const [i, append] of appends.entries())
-      await append.settle(answers[i] ?? [new Error('no answer from Redis'), undefined]);
+    for (const [i, append] of appends.entries()) await append.settle(answers[i] as ScriptAnswer);
   }
 
   /** Estimates Redis's clock from TIME, as of the middle of the round trip. */
@@ -142,8 +150,8 @@ export class JournalPump {
 
   #subscribe(streams: readonly FollowedStream[]): void {
     if (streams.length === 0) return;
-    // Read once the subscription holds, so nothing appended in between is missed.
-    this.#link.subscriber.subscribe(...streams.map((s) => s.key)).then(
+    // Read once the subscription holds, so nothing appended in between is missed (subscribing again is harmless).
+    this.#link.subscriber.subscribe(alarmPushChannel).then(
       () => this.#read(streams),
       // The subscriber's next 'ready' subscribes again.
       (err: unknown) => this.#log.warn({ err: (err as Error).message }, 'alarm journal subscribe failed'),
@@ -151,17 +159,20 @@ export class JournalPump {
   }
 
   #push(channel: string, message: string): void {
-    const stream = this.#streams.get(channel);
-    if (stream === undefined || this.#stopped) return;
-    let entries: StreamEntry[];
+    if (channel !== alarmPushChannel || this.#stopped) return;
+    let pushed: unknown;
     try {
-      entries = JSON.parse(message) as StreamEntry[];
+      pushed = JSON.parse(message);
     } catch {
-      // Not the append script's: the periodic read of the stream finds whatever was appended.
-      this.#log.warn({ channel }, 'alarm journal push ignored: not JSON');
+      pushed = undefined;
+    }
+    if (typeof pushed !== 'object' || pushed === null || Array.isArray(pushed)) {
+      // Not the append script's: the periodic read of the streams finds whatever was appended.
+      this.#log.warn({ channel }, 'alarm journal push ignored: not a JSON object');
       return;
     }
-    void stream.pushed(entries);
+    for (const [key, entries] of Object.entries(pushed as Record<string, StreamEntry[]>))
+      void this.#streams.get(key)?.pushed(entries);
   }
 
   /** Reads every entry after the streams' cursors and hands them over. */
@@ -175,6 +186,16 @@ export class JournalPump {
       .finally(() => this.#reads.delete(read));
     this.#reads.add(read);
   }
+}
+
+/** The round's answer per part: `[newest seq, epoch, Redis ms]`, or the error its script part returned. */
+function partAnswers(reply: unknown, parts: number): ScriptAnswer[] {
+  const results = reply as Array<[number, string, string?]>;
+  const redisMs = results[parts] as unknown as number;
+  return Array.from({ length: parts }, (_, i): ScriptAnswer => {
+    const [ok, newest, epoch] = results[i] ?? [0, 'no answer for this PLC from Redis'];
+    return ok === 1 ? [null, [newest, epoch, redisMs]] : [new Error(newest), undefined];
+  });
 }
 
 /** Reads the streams after their cursors until nothing is left, handing each its entries in order. */

@@ -17,7 +17,7 @@ import {
   type Transition,
 } from './alarm-cluster.ts';
 import { Redis } from 'ioredis';
-import { alarmKeys } from '../../src/cluster/alarm-scripts.ts';
+import { alarmKeys, alarmPushChannel } from '../../src/cluster/alarm-scripts.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 import { mintToken } from '../helpers/tokens.ts';
 
@@ -263,10 +263,12 @@ describe('cluster: one lease holder watches the alarms, every replica serves the
       };
       const delivered = (id: string) => Promise.all(clients.map((c) => c.next((e) => e.id === id)));
       try {
-        // Something not from the append script on a journal's channel is ignored.
-        const ignored = all.map((r) => r.logged((line) => line.includes('alarm journal push ignored')));
-        await direct.publish(journalKey, 'not json');
-        await Promise.all(ignored);
+        // Something not from the append script on the push channel is ignored.
+        for (const garbled of ['not json', '[]']) {
+          const ignored = all.map((r) => r.logged((line) => line.includes('alarm journal push ignored')));
+          await direct.publish(alarmPushChannel, garbled);
+          await Promise.all(ignored);
+        }
         // Nothing follows it: the periodic read of the stream finds it.
         const quiet = await appendUnpushed();
         await delivered(quiet);
