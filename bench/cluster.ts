@@ -10,7 +10,7 @@
 // per second (and per alarm transition); then the cluster at a fifth of the clients, to show that Redis traffic does
 // not grow with clients.
 // Needs redis-server on the PATH.
-// Run: npm run bench:cluster [-- --seconds 10 --pairs 3 --warmup 20 --clients 1500 --part notifications|alarms|both]
+// Run: npm run bench:cluster [-- --seconds 20 --pairs 2 --warmup 60 --clients 1500 --part notifications|alarms|both]
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -27,10 +27,14 @@ const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
-const seconds = Number(arg('seconds') ?? 10);
-const pairs = Number(arg('pairs') ?? 3);
-/** Seconds between the last client's start and the measurement: JIT, heaps grown to size, timers spread out. */
-const warmupSeconds = Number(arg('warmup') ?? 20);
+const seconds = Number(arg('seconds') ?? 20);
+const pairs = Number(arg('pairs') ?? 2);
+/**
+ * Seconds between the last client's start and the measurement: JIT, heaps grown to size, timers spread out. A
+ * replica runs a third of the traffic, so its code reaches optimised steady state about three times later than one
+ * process's: after 20 s the replicas still spent some 40 ms/s between them compiling, after 60 s about 7.
+ */
+const warmupSeconds = Number(arg('warmup') ?? 60);
 const clientCount = Number(arg('clients') ?? 1500);
 const part = arg('part') ?? 'both';
 type Kind = 'notifications' | 'alarms';
