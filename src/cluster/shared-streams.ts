@@ -8,9 +8,13 @@ import { clusterKey, type Cluster } from './cluster.ts';
 import { luaScript, type ClusterLog } from './redis-link.ts';
 
 // KEYS[1] the replica set. ARGV: key prefix, this replica, stream id, user, row JSON, MaxPerUser, MaxTotal, ttl.
-// Counts the live replicas' streams (dropping dead replicas' leftovers), then records the new one.
+// Counts the live replicas' streams (dropping dead replicas' leftovers), then records the new one. A heartbeat that
+// reached Redis first has written the stream already (it writes every stream admitted or being admitted): it is
+// then not counted against itself nor counted twice, and a refusal takes it out again.
 const admitScript = luaScript(`
-local prefix = ARGV[1]; local me = ARGV[2]; local user = ARGV[4]
+local prefix = ARGV[1]; local me = ARGV[2]; local id = ARGV[3]; local user = ARGV[4]
+local streams = prefix .. 'streams:' .. me; local users = prefix .. 'stream-users:' .. me
+local written = redis.call('HEXISTS', streams, id) == 1
 local total = 0; local mine = 0
 for _, r in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   if r == me or redis.call('EXISTS', prefix .. 'alive:' .. r) == 1 then
@@ -21,13 +25,26 @@ for _, r in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     redis.call('DEL', prefix .. 'streams:' .. r, prefix .. 'stream-users:' .. r)
   end
 end
-if mine >= tonumber(ARGV[6]) then return {'user', mine} end
-if total >= tonumber(ARGV[7]) then return {'total', total} end
+if written then
+  total = total - 1
+  mine = mine - 1
+end
+local verdict
+if mine >= tonumber(ARGV[6]) then verdict = 'user' elseif total >= tonumber(ARGV[7]) then verdict = 'total' end
+if verdict then
+  if written then
+    redis.call('HDEL', streams, id)
+    if redis.call('HINCRBY', users, user, -1) <= 0 then redis.call('HDEL', users, user) end
+  end
+  return { verdict, verdict == 'user' and mine or total }
+end
 redis.call('SADD', KEYS[1], me)
-redis.call('HSET', prefix .. 'streams:' .. me, ARGV[3], ARGV[5])
-redis.call('HINCRBY', prefix .. 'stream-users:' .. me, user, 1)
-redis.call('PEXPIRE', prefix .. 'streams:' .. me, ARGV[8])
-redis.call('PEXPIRE', prefix .. 'stream-users:' .. me, ARGV[8])
+if not written then
+  redis.call('HSET', streams, id, ARGV[5])
+  redis.call('HINCRBY', users, user, 1)
+end
+redis.call('PEXPIRE', streams, ARGV[8])
+redis.call('PEXPIRE', users, ARGV[8])
 return {'ok', 0}
 `);
 
