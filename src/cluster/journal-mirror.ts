@@ -54,11 +54,6 @@ function entryOf(seq: number, kept: KeptEntry): JournalEntry {
     : { seq, at: body.at, kind: body.kind, reading: body.reading, user };
 }
 
-export function parseEntry(raw: StreamEntry): { epoch: number; entry: JournalEntry } {
-  const { epoch, seq } = entryPosition(raw);
-  return { epoch, entry: entryOf(seq, keptEntry(raw[1])) };
-}
-
 /** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */
 export function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEntry): void {
   const { key } = entry.reading;
@@ -76,8 +71,10 @@ export function outstandingAfter(
   entries: readonly StreamEntry[],
 ): AlarmReading[] {
   const readings = new Map(snapshot.map((r) => [r.key, r]));
-  for (const raw of entries)
-    if (entryPosition(raw).seq > snapshotSeq) applyEntry(readings, parseEntry(raw).entry);
+  for (const raw of entries) {
+    const { seq } = entryPosition(raw);
+    if (seq > snapshotSeq) applyEntry(readings, entryOf(seq, keptEntry(raw[1])));
+  }
   return [...readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
 }
 

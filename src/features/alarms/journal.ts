@@ -58,15 +58,10 @@ export class SeqRing<T> {
     return this.#lastSeq;
   }
 
-  /** Keeps `item` with the next sequence number, and answers that number. */
-  push(item: T): number {
-    this.#keep(item);
-    return ++this.#lastSeq;
-  }
-
   /**
-   * Keeps an item whose seq was handed out elsewhere (a copy of a shared journal). An item at or below the newest
-   * is already held; one past a gap (items trimmed before they were seen) restarts the ring after it.
+   * Keeps the item numbered `seq`: the next one, or one handed out elsewhere (a copy of a shared journal). An item
+   * at or below the newest is already held; one past a gap (items trimmed before they were seen) restarts the ring
+   * after it.
    */
   follow(seq: number, item: T): boolean {
     if (seq <= this.#lastSeq) return false;
@@ -129,7 +124,7 @@ export class AlarmJournal implements TransitionJournal {
 
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
     const full: JournalEntry = { seq: this.#ring.newest() + 1, ...entry };
-    this.#ring.push(full);
+    this.#ring.follow(full.seq, full);
     return full;
   }
 
