@@ -3,23 +3,28 @@
 import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 import type { EventSink } from '../../http/streams/outbox.ts';
 import { NotificationSession } from './session.ts';
+import { DeliveryBatch, deliveryWindowMs, type Schedule } from './delivery-batch.ts';
 import { SharedSubscriptions } from './shared-subscriptions.ts';
 
 export interface NotificationSettings {
   readonly cycleTimeMs: number;
   readonly maxSymbols: number;
+  /** When gathered changes go out; tests hold the window open by hand. */
+  readonly schedule?: Schedule;
 }
 
 class PlcChannel {
   readonly shared: SharedSubscriptions;
   readonly sessions = new Set<NotificationSession>();
   readonly #target: PlcTarget;
+  readonly #batch: DeliveryBatch;
   readonly #stop: () => void;
   #up: boolean;
 
-  constructor(target: PlcTarget, cycleTimeMs: number) {
+  constructor(target: PlcTarget, cycleTimeMs: number, batch: DeliveryBatch) {
     this.#target = target;
-    this.shared = new SharedSubscriptions(target, cycleTimeMs);
+    this.#batch = batch;
+    this.shared = new SharedSubscriptions(target, cycleTimeMs, batch);
     this.#up = target.connectionState() === 'Connected';
     this.#stop = target.onConnectionState((state) => this.#onState(state));
   }
@@ -34,6 +39,8 @@ class PlcChannel {
     const up = state === 'Connected';
     if (up === this.#up) return;
     this.#up = up;
+    // Changes seen before the link went down (or came back) go out before the news of it.
+    this.#batch.flush();
     const plcId = this.#target.id;
     if (!up) {
       const data = JSON.stringify({ plcId, code: 'PLC_UNAVAILABLE' });
@@ -64,16 +71,18 @@ class PlcChannel {
 export class NotificationService {
   readonly #settings: NotificationSettings;
   readonly #channels = new Map<string, PlcChannel>();
+  readonly #batch: DeliveryBatch;
 
   constructor(settings: NotificationSettings) {
     this.#settings = settings;
+    this.#batch = new DeliveryBatch(deliveryWindowMs(settings.cycleTimeMs), settings.schedule);
   }
 
   /** A new client session on `target`; its events go to `sink`. Close it when the client goes. */
   open(target: PlcTarget, sink: EventSink): NotificationSession {
     let channel = this.#channels.get(target.id);
     if (channel === undefined) {
-      channel = new PlcChannel(target, this.#settings.cycleTimeMs);
+      channel = new PlcChannel(target, this.#settings.cycleTimeMs, this.#batch);
       this.#channels.set(target.id, channel);
     }
     const c = channel;
@@ -90,6 +99,7 @@ export class NotificationService {
   }
 
   async close(): Promise<void> {
+    this.#batch.flush();
     const all = [...this.#channels.values()];
     this.#channels.clear();
     await Promise.all(all.map((c) => c.close()));

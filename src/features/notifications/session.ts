@@ -47,7 +47,7 @@ export class NotificationSession implements SymbolClient {
     else this.#sink.send(event);
   }
 
-  /** A scan's changes of symbols this session holds. */
+  /** A delivery window's changes of symbols this session holds. */
   receive(events: readonly StreamEvent[]): void {
     if (this.#closed) return;
     if (this.#corked !== undefined) this.#corked.push(...events);

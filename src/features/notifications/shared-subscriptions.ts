@@ -1,9 +1,16 @@
 // One PlcTarget subscription per symbol per PLC, shared by every client that asks for it (reference-counted,
-// closed when the last client leaves). Each change is serialised once, and the changes of one scan reach each
-// client in one call (see scan-batch.ts): per-client work is a queue push, not a walk over every listener.
+// closed when the last client leaves). Each change is serialised once, and the changes of one delivery window
+// reach each client in one call (see delivery-batch.ts): per-client work is a queue push, not a walk over every
+// listener.
 import { AppError, isAppError } from '../../errors.ts';
 import type { ChangeEvent, PlcTarget, Subscription } from '../../targets/target.ts';
-import { audienceOf, changeEvent, ScanBatch, type Audience, type ChangeReceiver } from './scan-batch.ts';
+import {
+  audienceOf,
+  changeEvent,
+  type Audience,
+  type ChangeReceiver,
+  type DeliveryBatch,
+} from './delivery-batch.ts';
 
 /** A client of the shared subscriptions (a session): gets changes, and hears of symbols that vanish. */
 export interface SymbolClient extends ChangeReceiver {
@@ -56,11 +63,13 @@ export class SharedSubscriptions {
   readonly #target: PlcTarget;
   readonly #cycleTimeMs: number;
   readonly #shared = new Map<string, Shared>();
-  readonly #batch = new ScanBatch();
+  /** Shared by every PLC's subscriptions, so one window's changes of all PLCs go out together. */
+  readonly #batch: DeliveryBatch;
 
-  constructor(target: PlcTarget, cycleTimeMs: number) {
+  constructor(target: PlcTarget, cycleTimeMs: number, batch: DeliveryBatch) {
     this.#target = target;
     this.#cycleTimeMs = cycleTimeMs;
+    this.#batch = batch;
   }
 
   /** Symbols with a live target subscription. */
@@ -104,6 +113,8 @@ export class SharedSubscriptions {
 
   /** Called by Membership.release. */
   async leave(m: Membership): Promise<void> {
+    // Changes gathered while it held the symbol reach it before it lets go: none after its unsubscribe's answer.
+    this.#batch.flush();
     const s = m.shared;
     s.members.delete(m);
     s.audience = undefined;

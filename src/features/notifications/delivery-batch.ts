@@ -1,11 +1,13 @@
-// The changes of one scan, delivered together: a PLC scan raises its notifications in one tick, so they are
-// gathered, and each run of changes with the same audience (the same clients, in the same spelling each) is
-// handed to each of those clients in ONE call. Per client that is one queue push per scan instead of one call
-// per change; with hundreds of clients on the same symbols, that is what keeps the fan-out cheap.
+// The changes of every PLC that arrive within one delivery window, delivered together. A PLC samples each
+// notification on its own phase, so one scan's changes reach the gateway in many small ADS packets, and each
+// PLC sends its own; delivering per packet would cost every client a write per packet. Gathered for a tenth of
+// the notification cycle (at most 10 ms, well inside the cycle's own sampling delay), they are delivered in one
+// task, so each client's stream writes its changes of the window at once; each run of changes with the same
+// audience (the same clients, in the same spelling each) is handed to each of those clients in ONE call.
 import type { StreamEvent } from '../../http/streams/outbox.ts';
 import type { ChangeEvent } from '../../targets/target.ts';
 
-/** A client of the shared subscriptions: gets a scan's changes in one call (the array is shared: read only). */
+/** A client of the shared subscriptions: gets a window's changes in one call (the array is shared: read only). */
 export interface ChangeReceiver {
   /** Unique among receivers, for telling audiences apart. */
   readonly receiverId: number;
@@ -36,15 +38,31 @@ export function audienceOf(
   };
 }
 
-/** The `change` event of a symbol, in the spelling its clients used. */
+/**
+ * The `change` event of a symbol, in the spelling its clients used: `{ symbol, value, type, timestamp }`, built
+ * by hand because it is made for every change. The samples of one notification share their PLC timestamp, so
+ * its ISO text (as dear as the rest of the event) is made once per notification, not once per change.
+ */
 export function changeEvent(
   symbol: string,
   e: Pick<ChangeEvent, 'value' | 'typeName' | 'timestamp'>,
 ): StreamEvent {
-  return {
-    name: 'change',
-    data: JSON.stringify({ symbol, value: e.value, type: e.typeName, timestamp: e.timestamp.toISOString() }),
-  };
+  const data =
+    `{"symbol":${JSON.stringify(symbol)},"value":${JSON.stringify(e.value)},` +
+    `"type":${JSON.stringify(e.typeName)},"timestamp":"${isoText(e.timestamp)}"}`;
+  return { name: 'change', data };
+}
+
+let isoTime = NaN;
+let isoLast = '';
+
+function isoText(d: Date): string {
+  const t = d.getTime();
+  if (t !== isoTime) {
+    isoLast = d.toISOString();
+    isoTime = t;
+  }
+  return isoLast;
 }
 
 interface Pending {
@@ -52,21 +70,55 @@ interface Pending {
   readonly change: ChangeEvent;
 }
 
-export class ScanBatch {
+/** Runs `run` after `ms` (0: at the end of the current task); returns a cancel. */
+export type Schedule = (run: () => void, ms: number) => () => void;
+
+const timers: Schedule = (run, ms) => {
+  if (ms <= 0) {
+    let live = true;
+    queueMicrotask(() => {
+      if (live) run();
+    });
+    return () => (live = false);
+  }
+  const timer = setTimeout(run, ms);
+  // Pending changes must not hold a closing process open.
+  timer.unref();
+  return () => clearTimeout(timer);
+};
+
+/** A tenth of the notification cycle, at most 10 ms; below a 10 ms cycle, changes go out in the same task. */
+export function deliveryWindowMs(cycleTimeMs: number): number {
+  return Math.min(10, Math.floor(cycleTimeMs / 10));
+}
+
+export class DeliveryBatch {
+  readonly #windowMs: number;
+  readonly #schedule: Schedule;
   #pending: Pending[] = [];
-  #scheduled = false;
+  #cancel: (() => void) | undefined;
+
+  constructor(windowMs: number, schedule: Schedule = timers) {
+    this.#windowMs = windowMs;
+    this.#schedule = schedule;
+  }
 
   add(audience: Audience, change: ChangeEvent): void {
     if (audience.receivers.length === 0) return;
     this.#pending.push({ audience, change });
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    queueMicrotask(() => this.flush());
+    this.#cancel ??= this.#schedule(() => {
+      this.#cancel = undefined;
+      this.flush();
+    }, this.#windowMs);
   }
 
-  /** Delivers what was gathered, in order; also called early, so that a later event cannot overtake it. */
+  /**
+   * Delivers what was gathered, in order; also called early, so that an event sent past the batch (an error, a
+   * link state) or an unsubscribe's answer cannot overtake a change gathered before it.
+   */
   flush(): void {
-    this.#scheduled = false;
+    this.#cancel?.();
+    this.#cancel = undefined;
     const pending = this.#pending;
     if (pending.length === 0) return;
     this.#pending = [];
