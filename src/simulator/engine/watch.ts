@@ -41,6 +41,18 @@ export interface WatchEntry extends Watch {
   onInvalidated: ((reason: string) => void) | undefined;
 }
 
+/**
+ * Where the watch's next cycle is counted from. A PLC task counts its cycles, so a watch's checks keep their own
+ * grid: checked on the first sample at or after each grid point, it stays on the grid, and samples that come a
+ * little late (a tick of 10.3 ms against a 100 ms cycle) do not stretch every interval. A gap of several cycles
+ * is one check, not a burst of them. An immediate check, outside the grid, starts a new one.
+ */
+function nextCheckBase(w: WatchEntry, now: number, immediate: boolean): number {
+  const since = now - w.lastCheck;
+  if (immediate || w.cycleTimeMs <= 0 || !Number.isFinite(since)) return now;
+  return w.lastCheck + Math.floor(since / w.cycleTimeMs) * w.cycleTimeMs;
+}
+
 /** The live watches of one PLC; the array is scanned linearly, which stays cheap for the usual few. */
 export class WatchSet {
   readonly #entries: WatchEntry[] = [];
@@ -70,7 +82,7 @@ export class WatchSet {
     const due: WatchEntry[] = [];
     for (const w of list) {
       if (!immediate && w.cycleTimeMs > 0 && now - w.lastCheck < w.cycleTimeMs) continue;
-      w.lastCheck = now;
+      w.lastCheck = nextCheckBase(w, now, immediate);
       if (memory.compare(w.snapshot, 0, w.size, w.offset, w.offset + w.size) !== 0) {
         memory.copy(w.snapshot, 0, w.offset, w.offset + w.size);
         due.push(w);

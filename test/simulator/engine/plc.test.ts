@@ -195,6 +195,36 @@ describe('watch and sample', () => {
     assert.deepEqual(seen, [1, 2, 3]);
   });
 
+  it('a watch keeps its cycle grid when samples come late, and a long gap is one check', () => {
+    let now = 0;
+    const plc = new SimulatedPlc(build(), { clock: () => now });
+    const seen: Array<[number, number]> = [];
+    const w = plc.watch('MAIN.nSpeed', (c) => seen.push([now, c.data.readInt32LE(0)]), { cycleTimeMs: 100 });
+    const writeThenSample = (value: number, at: number) => {
+      plc.memory.writeInt32LE(value, w.offset);
+      now = at;
+      plc.sample();
+    };
+    writeThenSample(1, 0);
+    // Ticks of 10.3 ms: the check due at 100 happens at 103, the one due at 200 at 206 (not at 206 + 103 = 309).
+    writeThenSample(2, 103);
+    writeThenSample(3, 199);
+    writeThenSample(4, 206);
+    assert.deepEqual(seen, [
+      [0, 1],
+      [103, 2],
+      [206, 4],
+    ]);
+    // A gap of several cycles is one check; the next is due at the following grid point.
+    writeThenSample(5, 555);
+    writeThenSample(6, 599);
+    writeThenSample(7, 600);
+    assert.deepEqual(seen.slice(3), [
+      [555, 5],
+      [600, 7],
+    ]);
+  });
+
   it('program download rebinds path watches or invalidates them', () => {
     const plc = new SimulatedPlc(build());
     const invalid: string[] = [];
