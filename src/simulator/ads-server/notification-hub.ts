@@ -131,7 +131,7 @@ export class NotificationHub {
     if (target.kind === 'memory' && !n.cyclic) {
       n.watch = this.plc.watch(
         { offset: target.offset, size: target.size },
-        (change) => this.#enqueue(n, change.data, this.plc.now()),
+        (change) => this.#enqueue(n, change.data, change.time),
         { cycleTimeMs: request.cycleTime / 10000, onInvalidated: () => (n.active = false) },
       );
     }

@@ -10,6 +10,8 @@ export interface WatchChange {
   size: number;
   /** A copy of the new bytes; the callback may keep it. */
   data: Buffer;
+  /** The PLC time of the check that saw it: one scan's changes share it, as a task cycle's samples do. */
+  time: number;
 }
 
 export interface WatchOptions {
@@ -90,7 +92,12 @@ export class WatchSet {
     }
     // Callbacks run after the scan so a callback that closes or adds watches cannot disturb it.
     for (const w of due) {
-      const change: WatchChange = { offset: w.offset, size: w.size, data: Buffer.from(w.snapshot) };
+      const change: WatchChange = {
+        offset: w.offset,
+        size: w.size,
+        data: Buffer.from(w.snapshot),
+        time: now,
+      };
       if (w.path !== undefined) change.path = w.path;
       if (w.type !== undefined) change.type = w.type;
       w.callback(change);

@@ -106,12 +106,14 @@ export class AdsTarget implements PlcTarget {
   }
 
   /**
-   * Notifications in use, subscriptions polled beyond the budget, and how often the symbol table was
-   * uploaded (once per connection, program download or online change).
+   * Notifications in use, subscriptions polled beyond the budget, how often the notifications were
+   * registered again together, and how often the symbol table was uploaded (once per connection,
+   * program download or online change).
    */
   get diagnostics(): {
     notifications: number;
     polled: number;
+    alignments: number;
     symbolUploads: number;
     onlineChangeWatch: boolean;
     onlineChanges: number;
@@ -124,6 +126,7 @@ export class AdsTarget implements PlcTarget {
       connectAttempts: this.#link.attempts,
       notifications: this.#subscriptions.notificationCount,
       polled: this.#subscriptions.polledCount,
+      alignments: this.#subscriptions.alignments,
       symbolUploads: this.#metadata.symbolUploads,
       onlineChangeWatch: this.#onlineChanges.armed,
       onlineChanges: this.#onlineChanges.changes,

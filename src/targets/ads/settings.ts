@@ -14,6 +14,10 @@ export interface AdsTuning {
   batchLimits?: BatchLimits;
   /** Shortest polling period for subscriptions beyond the notification budget, ms. */
   pollFloorMs?: number;
+  /** Quiet time after a new notification before a connection's notifications are registered again together, ms. */
+  alignAfterMs?: number;
+  /** Shortest time between two such re-registrations on one connection, ms. */
+  alignEveryMs?: number;
   random?: () => number;
   /** The gateway's clock, for the timestamps of reads and device state (ms since the epoch). */
   now?: () => number;
@@ -35,6 +39,8 @@ export interface AdsLinkSettings {
   backoff: BackoffOptions;
   batchLimits: BatchLimits;
   pollFloorMs: number;
+  alignAfterMs: number;
+  alignEveryMs: number;
   maxFileBytes: number;
   plcClock: PlcClock;
   random: () => number;
@@ -71,6 +77,8 @@ export function linkSettings(
     backoff: { baseMs: tuning.backoff?.baseMs ?? 500, capMs: tuning.backoff?.capMs ?? 30_000 },
     batchLimits: tuning.batchLimits ?? defaultBatchLimits,
     pollFloorMs: tuning.pollFloorMs ?? 50,
+    alignAfterMs: tuning.alignAfterMs ?? 2000,
+    alignEveryMs: tuning.alignEveryMs ?? 30_000,
     maxFileBytes: config.settings.Files?.MaxBytes ?? 16 * 1024 * 1024,
     plcClock: settings.PlcClock ?? 'Utc',
     random: tuning.random ?? Math.random,

@@ -1,6 +1,7 @@
 // Subscriptions as ADS notifications with PLC timestamps: one notification per symbol shared by every
-// subscriber (reference-counted), a per-PLC notification budget with sum-read polling beyond it, and
-// rebinding after reconnects, program downloads and online changes.
+// subscriber (reference-counted), a per-PLC notification budget with sum-read polling beyond it,
+// rebinding after reconnects, program downloads and online changes, and re-registration of a
+// connection's notifications together so that the PLC checks them in one phase.
 import { AppError } from '../../errors.ts';
 import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
 import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
@@ -44,6 +45,16 @@ export interface Entry {
   session: Session | undefined;
   /** Bumped by every (re)bind: callbacks of an older binding are ignored. */
   generation: number;
+  /**
+   * Set while a second notification for the symbol is registered beside the first (see #align): both
+   * deliver until the second takes over.
+   */
+  replacing: boolean;
+  /**
+   * Set from a re-registration until the next rebind: the two notifications may report one change a
+   * cycle apart, so a sample equal to the last one delivered is the other's report of it, not a change.
+   */
+  settling: boolean;
   /** A notification that arrived before the AddNotification answer was processed. */
   early: { handle: number; data: Buffer; timestamp: Date } | undefined;
   last: { data: Buffer; event: Omit<ChangeEvent, 'symbol'> } | undefined;
@@ -53,11 +64,17 @@ export interface Entry {
   binding: Promise<void> | undefined;
 }
 
+/** Notifications registered again at once (see #align). */
+const alignChunk = 100;
+
 export class SubscriptionManager {
   readonly #host: SubscriptionHost;
   readonly #settings: AdsLinkSettings;
   readonly #entries = new Map<string, Entry>();
   readonly #poller: Poller<Entry>;
+  #alignTimer: NodeJS.Timeout | undefined;
+  #lastAlign = -Infinity;
+  #alignments = 0;
 
   constructor(host: SubscriptionHost, settings: AdsLinkSettings) {
     this.#host = host;
@@ -76,6 +93,11 @@ export class SubscriptionManager {
 
   get polledCount(): number {
     return this.#poller.size;
+  }
+
+  /** How often this target's notifications were registered again together (the old ones deleted). */
+  get alignments(): number {
+    return this.#alignments;
   }
 
   async subscribe(path: string, options: SubscribeOptions): Promise<Subscription> {
@@ -103,6 +125,8 @@ export class SubscriptionManager {
         handle: undefined,
         session: undefined,
         generation: 0,
+        replacing: false,
+        settling: false,
         early: undefined,
         last: undefined,
         decoder: new IncrementalDecoder(),
@@ -174,6 +198,8 @@ export class SubscriptionManager {
 
   /** Closing the target: every subscriber is let go (the disconnect deletes the notifications). */
   closeAll(): void {
+    clearTimeout(this.#alignTimer);
+    this.#alignTimer = undefined;
     for (const e of this.#entries.values()) {
       this.#detach(e);
       for (const l of e.listeners) l.open = false;
@@ -241,21 +267,10 @@ export class SubscriptionManager {
       this.#poll(e);
       return;
     }
-    const a = e.address;
     e.mode = 'notify';
     let handle: NotificationHandle;
     try {
-      handle = await session.run(`Subscribing to ${a.path}`, (client) =>
-        client.subscribeRaw(
-          a.indexGroup,
-          a.indexOffset,
-          a.size,
-          (data, sub) =>
-            this.#onNotification(e, generation, sub.notificationHandle, data.value, data.timestamp),
-          e.cycleMs,
-          true,
-        ),
-      );
+      handle = await this.#subscribeRaw(e, session, generation);
     } catch (err) {
       e.mode = 'idle';
       if (adsCodeOf(err) === AdsErrorCode.NoMoreHandles) {
@@ -274,6 +289,87 @@ export class SubscriptionManager {
     const early = e.early as Entry['early'];
     e.early = undefined;
     if (early && early.handle === handle.notificationHandle) this.#deliver(e, early.data, early.timestamp);
+    this.#scheduleAlign();
+  }
+
+  #subscribeRaw(e: Entry, session: Session, generation: number): Promise<NotificationHandle> {
+    const a = e.address;
+    return session.run(`Subscribing to ${a.path}`, (client) =>
+      client.subscribeRaw(
+        a.indexGroup,
+        a.indexOffset,
+        a.size,
+        (data, sub) =>
+          this.#onNotification(e, generation, sub.notificationHandle, data.value, data.timestamp),
+        e.cycleMs,
+        true,
+      ),
+    );
+  }
+
+  /**
+   * A PLC checks each notification on its own grid of cycles, counted from its registration, and sends
+   * one frame per connection for the notifications due in a task cycle. Registered one by one as
+   * clients come, a connection's notifications fall on many phases: a frame, and a wake-up of the
+   * gateway, on almost every task cycle. Registered again together they share one phase, one frame
+   * per cycle. alignAfterMs after a new notification (a page's subscriptions come together), at most
+   * once per alignEveryMs, on whatever connection is current by then.
+   */
+  #scheduleAlign(): void {
+    if (this.#alignTimer) return;
+    const now = this.#settings.now();
+    const at = Math.max(now + this.#settings.alignAfterMs, this.#lastAlign + this.#settings.alignEveryMs);
+    this.#alignTimer = setTimeout(() => {
+      this.#alignTimer = undefined;
+      const session = this.#host.session();
+      if (session) void this.#align(session);
+    }, at - now);
+    this.#alignTimer.unref();
+  }
+
+  async #align(session: Session): Promise<void> {
+    if (!session.alive) return;
+    const entries = [...this.#entries.values()].filter(
+      (e) => e.mode === 'notify' && e.session === session && e.handle !== undefined && !e.replacing,
+    );
+    if (entries.length < 2) return;
+    this.#lastAlign = this.#settings.now();
+    // A chunk's requests all leave before any answer is awaited, so the PLC registers them in the same
+    // cycle; chunks keep what is in flight within what a PLC's router queues.
+    for (let i = 0; i < entries.length; i += alignChunk) {
+      await Promise.all(entries.slice(i, i + alignChunk).map((e) => this.#replace(e, session)));
+    }
+    this.#alignments++;
+  }
+
+  /** Make before break: the new notification delivers beside the old one until it takes over. */
+  async #replace(e: Entry, session: Session): Promise<void> {
+    const generation = e.generation;
+    const old = e.handle;
+    if (!old) return;
+    e.replacing = true;
+    e.settling = true;
+    let next: NotificationHandle;
+    try {
+      next = await this.#subscribeRaw(e, session, generation);
+    } catch (err) {
+      if (generation === e.generation) e.replacing = false;
+      // Out of handles with both registered: the old notification stays, unaligned.
+      if (session.alive && adsCodeOf(err) !== AdsErrorCode.NoMoreHandles)
+        this.#host.failed(`Re-registering ${e.address.path}`, err);
+      return;
+    }
+    if (generation !== e.generation) {
+      await next.unsubscribe().catch(() => undefined);
+      return;
+    }
+    e.handle = next;
+    e.replacing = false;
+    await session
+      .run('Deleting a notification', () => old.unsubscribe())
+      .catch((err) => {
+        if (session.alive) this.#host.failed(`Deleting the notification of ${e.address.path}`, err);
+      });
   }
 
   #poll(e: Entry): void {
@@ -287,7 +383,8 @@ export class SubscriptionManager {
       e.early = { handle, data, timestamp };
       return;
     }
-    if (handle !== e.handle.notificationHandle) return;
+    if (handle !== e.handle.notificationHandle && !e.replacing) return;
+    if (e.settling && e.last?.data.equals(data)) return;
     this.#deliver(e, data, timestamp);
   }
 
@@ -319,6 +416,8 @@ export class SubscriptionManager {
     e.handle = undefined;
     e.session = undefined;
     e.early = undefined;
+    e.replacing = false;
+    e.settling = false;
     if (e.mode === 'poll') this.#poller.remove(e);
     e.mode = 'idle';
   }

@@ -7,6 +7,7 @@ import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { EventLog } from '../../contract/events.ts';
 import {
   eventually,
+  fastTuning,
   makeTarget,
   onlineChangeCounter,
   program,
@@ -42,6 +43,68 @@ describe('ADS target: subscriptions', () => {
     assert.equal(plant.server.stats().connections, 0);
     assert.equal(plant.server.stats().notifications, 0);
     await plant.stop();
+  });
+
+  it('registers notifications made one by one again together: one frame per cycle, no change lost or repeated', async () => {
+    const plant = await startPlant();
+    const target = makeTarget(plant.port, {}, { ...fastTuning, alignAfterMs: 200, alignEveryMs: 60_000 });
+    try {
+      await startConnected(target);
+      const baseline = plant.server.stats().notifications;
+      const a = new EventLog();
+      const b = new EventLog();
+      await target.subscribe('MAIN.nA', { cycleTimeMs: 100, onChange: a.onChange });
+      await a.next(() => true);
+      // B is registered right after one of A's checks, so the PLC checks it on another phase.
+      plant.plc.write('MAIN.nA', 10);
+      await a.next((e) => e.value === 10);
+      await target.subscribe('MAIN.nB', { cycleTimeMs: 100, onChange: b.onChange });
+      await b.next(() => true);
+
+      // Changes written one at a time while both notifications are registered again: each arrives once.
+      let value = 100;
+      while (target.diagnostics.alignments === 0) {
+        assert.ok(value < 200, 'the notifications were not registered again');
+        plant.plc.write('MAIN.nA', ++value);
+        await a.next((e) => e.value === value);
+      }
+      for (let i = 0; i < 3; i++) {
+        plant.plc.write('MAIN.nA', ++value);
+        await a.next((e) => e.value === value);
+      }
+      assert.equal(target.diagnostics.alignments, 1);
+      assert.equal(plant.server.stats().notifications, baseline + 2);
+      assert.deepEqual(
+        a.events.map((e) => e.value),
+        [1, 10, ...Array.from({ length: value - 100 }, (_, i) => 101 + i)],
+      );
+      assert.deepEqual(
+        b.events.map((e) => e.value),
+        [2],
+      );
+
+      // Now one phase: both changes of a scan reach the gateway in one frame, with one PLC timestamp.
+      const counters = () =>
+        plant.server.stats().clients[0]?.notifications ?? { framesSent: 0, samplesSent: 0 };
+      const before = { ...counters() };
+      for (let round = 1; round <= 5; round++) {
+        plant.plc.write('MAIN.nA', 1000 + round);
+        plant.plc.write('MAIN.nB', 2000 + round);
+        const [ea, eb] = await Promise.all([
+          a.next((e) => e.value === 1000 + round),
+          b.next((e) => e.value === 2000 + round),
+        ]);
+        assert.equal(ea.timestamp.getTime(), eb.timestamp.getTime());
+      }
+      const after = counters();
+      assert.deepEqual(
+        [after.framesSent - before.framesSent, after.samplesSent - before.samplesSent],
+        [5, 10],
+      );
+    } finally {
+      await target.close();
+      await plant.stop();
+    }
   });
 
   it('beyond the notification budget, subscriptions are polled with sum reads and still deliver', async () => {
