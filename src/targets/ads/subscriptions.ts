@@ -308,8 +308,9 @@ export class SubscriptionManager {
   }
 
   /**
-   * A PLC checks each notification on its own grid of cycles, counted from its registration, and sends
-   * one frame per connection for the notifications due in a task cycle. Registered one by one as
+   * A PLC sends one frame per connection for the notifications due in a task cycle, and checks each on
+   * its own grid of cycles, counted (as the simulator does; TwinCAT does not document it) from its
+   * registration. Registered one by one as
    * clients come, a connection's notifications fall on many phases: a frame, and a wake-up of the
    * gateway, on almost every task cycle. Registered again together they share one phase, one frame
    * per cycle. alignAfterMs after a new notification (a page's subscriptions come together), at most
