@@ -133,14 +133,14 @@ function amsRequest(frame: Buffer): AdsRequest | undefined {
   if (frame.length < 38 || frame.readUInt16LE(0) !== 0) return undefined;
   const ams = frame.subarray(6);
   const command = ams.readUInt16LE(16);
-  const indexGroup = [2, 3, 9].includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
+  const indexGroup = [2, 3, 6, 9].includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
   return { command, indexGroup, invokeId: ams.readUInt32LE(28) };
 }
 
-/** The ADS request in an AMS/TCP frame, if it is a Read, Write, WriteControl or ReadWrite. */
+/** The ADS request in an AMS/TCP frame, if it is a Read, Write, WriteControl, AddNotification or ReadWrite. */
 function adsRequest(frame: Buffer): AdsRequest | undefined {
   const request = amsRequest(frame);
-  return request && [2, 3, 5, 9].includes(request.command) && frame.length >= 42 ? request : undefined;
+  return request && [2, 3, 5, 6, 9].includes(request.command) && frame.length >= 42 ? request : undefined;
 }
 
 /**
@@ -242,7 +242,7 @@ export class FaultProxy {
     }
   }
 
-  /** The error answer to an ADS request `fault` picks (Read, Write or ReadWrite by index group). */
+  /** The error answer to an ADS request `fault` picks (Read, Write, AddNotification or ReadWrite by index group). */
   #faultAnswer(frame: Buffer): Buffer | undefined {
     const request = this.fault ? adsRequest(frame) : undefined;
     if (!this.fault || !request) return undefined;
@@ -250,7 +250,8 @@ export class FaultProxy {
     const code = this.fault(request);
     if (code === undefined) return undefined;
     const ams = frame.subarray(6);
-    // Read and ReadWrite answers carry result + length, Write and WriteControl the result alone.
+    // Read and ReadWrite answers carry result + length, AddNotification result + handle, Write and WriteControl
+    // the result alone.
     const data = Buffer.alloc(command === 3 || command === 5 ? 4 : 8);
     data.writeUInt32LE(code, 0);
     const header = Buffer.alloc(32);

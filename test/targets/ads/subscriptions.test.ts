@@ -5,15 +5,42 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
 import { EventLog } from '../../contract/events.ts';
+import { AdsCommand } from '../../../src/plc/ads/constants.ts';
+import { AdsErrorCode } from '../../../src/plc/ads/error-codes.ts';
 import {
   eventually,
+  FaultProxy,
   fastTuning,
   makeTarget,
   onlineChangeCounter,
   program,
   startPlant,
   startConnected,
+  type Plant,
 } from './harness.ts';
+import type { AdsTarget } from '../../../src/targets/ads/index.ts';
+
+/** Notifications registered again together 200 ms after a new one, once per test. */
+const aligning = { ...fastTuning, alignAfterMs: 200, alignEveryMs: 60_000 };
+
+/**
+ * Writes MAIN.nA = from + 1, from + 2, ... one at a time, each awaited as a change, until a round of
+ * re-registration has ended (at most 100 values); answers the last value written.
+ */
+async function writeThroughRound(
+  target: AdsTarget,
+  plant: Plant,
+  log: EventLog,
+  from: number,
+): Promise<number> {
+  let value = from;
+  while (target.diagnostics.alignments === 0) {
+    assert.ok(value < from + 100, 'the notifications were not registered again');
+    plant.plc.write('MAIN.nA', ++value);
+    await log.next((e) => e.value === value);
+  }
+  return value;
+}
 
 describe('ADS target: subscriptions', () => {
   it('shares one notification per symbol and leaves none behind', async () => {
@@ -47,7 +74,7 @@ describe('ADS target: subscriptions', () => {
 
   it('registers notifications made one by one again together: one frame per cycle, no change lost or repeated', async () => {
     const plant = await startPlant();
-    const target = makeTarget(plant.port, {}, { ...fastTuning, alignAfterMs: 200, alignEveryMs: 60_000 });
+    const target = makeTarget(plant.port, {}, aligning);
     try {
       await startConnected(target);
       const baseline = plant.server.stats().notifications;
@@ -62,12 +89,7 @@ describe('ADS target: subscriptions', () => {
       await b.next(() => true);
 
       // Changes written one at a time while both notifications are registered again: each arrives once.
-      let value = 100;
-      while (target.diagnostics.alignments === 0) {
-        assert.ok(value < 200, 'the notifications were not registered again');
-        plant.plc.write('MAIN.nA', ++value);
-        await a.next((e) => e.value === value);
-      }
+      let value = await writeThroughRound(target, plant, a, 100);
       for (let i = 0; i < 3; i++) {
         plant.plc.write('MAIN.nA', ++value);
         await a.next((e) => e.value === value);
@@ -103,6 +125,47 @@ describe('ADS target: subscriptions', () => {
       );
     } finally {
       await target.close();
+      await plant.stop();
+    }
+  });
+
+  it('a PLC out of handles during the re-registration keeps the old notifications, which deliver each change once', async () => {
+    const plant = await startPlant();
+    const proxy = new FaultProxy(plant.port);
+    const target = makeTarget(await proxy.listen(), {}, aligning);
+    try {
+      await startConnected(target);
+      const baseline = plant.server.stats().notifications;
+      const a = new EventLog();
+      const b = new EventLog();
+      await target.subscribe('MAIN.nA', { cycleTimeMs: 50, onChange: a.onChange });
+      await target.subscribe('MAIN.nB', { cycleTimeMs: 50, onChange: b.onChange });
+      await Promise.all([a.next(() => true), b.next(() => true)]);
+      const refused: number[] = [];
+      proxy.fault = ({ command, indexGroup }) => {
+        if (command !== AdsCommand.AddNotification) return undefined;
+        refused.push(indexGroup);
+        return AdsErrorCode.NoMoreHandles;
+      };
+      const value = await writeThroughRound(target, plant, a, 100);
+      assert.equal(refused.length, 2);
+      assert.equal(plant.server.stats().notifications, baseline + 2);
+      for (let round = 1; round <= 3; round++) {
+        plant.plc.write('MAIN.nA', 1000 + round);
+        plant.plc.write('MAIN.nB', 2000 + round);
+        await Promise.all([a.next((e) => e.value === 1000 + round), b.next((e) => e.value === 2000 + round)]);
+      }
+      assert.deepEqual(
+        a.events.map((e) => e.value),
+        [1, ...Array.from({ length: value - 100 }, (_, i) => 101 + i), 1001, 1002, 1003],
+      );
+      assert.deepEqual(
+        b.events.map((e) => e.value),
+        [2, 2001, 2002, 2003],
+      );
+    } finally {
+      await target.close();
+      await proxy.close();
       await plant.stop();
     }
   });
