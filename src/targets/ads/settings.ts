@@ -14,7 +14,7 @@ export interface AdsTuning {
   batchLimits?: BatchLimits;
   /** Shortest polling period for subscriptions beyond the notification budget, ms. */
   pollFloorMs?: number;
-  /** Quiet time after a new notification before a connection's notifications are registered again together, ms. */
+  /** Delay after a new notification before a connection's notifications are registered again together, ms. */
   alignAfterMs?: number;
   /** Shortest time between two such re-registrations on one connection, ms. */
   alignEveryMs?: number;

@@ -46,13 +46,9 @@ export interface Entry {
   /** Bumped by every (re)bind: callbacks of an older binding are ignored. */
   generation: number;
   /**
-   * Set while a second notification for the symbol is registered beside the first (see #align): both
-   * deliver until the second takes over.
-   */
-  replacing: boolean;
-  /**
-   * Set from a re-registration until the next rebind: the two notifications may report one change a
-   * cycle apart, so a sample equal to the last one delivered is the other's report of it, not a change.
+   * Set from a re-registration (see #align) until the next rebind: the old and the new notification both
+   * deliver, in the PLC's order, and may report one change a cycle apart, so a sample equal to the last
+   * one delivered is the other's report of it, not a change.
    */
   settling: boolean;
   /** A notification that arrived before the AddNotification answer was processed. */
@@ -73,6 +69,7 @@ export class SubscriptionManager {
   readonly #entries = new Map<string, Entry>();
   readonly #poller: Poller<Entry>;
   #alignTimer: NodeJS.Timeout | undefined;
+  #aligning = false;
   #lastAlign = -Infinity;
   #alignments = 0;
 
@@ -95,7 +92,7 @@ export class SubscriptionManager {
     return this.#poller.size;
   }
 
-  /** How often this target's notifications were registered again together (the old ones deleted). */
+  /** Rounds of re-registration finished (a notification the PLC refused keeps its old registration). */
   get alignments(): number {
     return this.#alignments;
   }
@@ -125,7 +122,6 @@ export class SubscriptionManager {
         handle: undefined,
         session: undefined,
         generation: 0,
-        replacing: false,
         settling: false,
         early: undefined,
         last: undefined,
@@ -310,11 +306,10 @@ export class SubscriptionManager {
   /**
    * A PLC sends one frame per connection for the notifications due in a task cycle, and checks each on
    * its own grid of cycles, counted (as the simulator does; TwinCAT does not document it) from its
-   * registration. Registered one by one as
-   * clients come, a connection's notifications fall on many phases: a frame, and a wake-up of the
-   * gateway, on almost every task cycle. Registered again together they share one phase, one frame
-   * per cycle. alignAfterMs after a new notification (a page's subscriptions come together), at most
-   * once per alignEveryMs, on whatever connection is current by then.
+   * registration. Registered one by one as clients come, a connection's notifications fall on many
+   * phases: a frame, and a wake-up of the gateway, on almost every task cycle. Registered again together
+   * they share one phase, one frame per cycle. alignAfterMs after a new notification (a page's
+   * subscriptions come together), at most once per alignEveryMs, on whatever connection is current then.
    */
   #scheduleAlign(): void {
     if (this.#alignTimer) return;
@@ -329,16 +324,21 @@ export class SubscriptionManager {
   }
 
   async #align(session: Session): Promise<void> {
-    if (!session.alive) return;
+    if (!session.alive || this.#aligning) return;
     const entries = [...this.#entries.values()].filter(
-      (e) => e.mode === 'notify' && e.session === session && e.handle !== undefined && !e.replacing,
+      (e) => e.mode === 'notify' && e.session === session && e.handle !== undefined,
     );
     if (entries.length < 2) return;
     this.#lastAlign = this.#settings.now();
-    // A chunk's requests all leave before any answer is awaited, so the PLC registers them in the same
-    // cycle; chunks keep what is in flight within what a PLC's router queues.
-    for (let i = 0; i < entries.length; i += alignChunk) {
-      await Promise.all(entries.slice(i, i + alignChunk).map((e) => this.#replace(e, session)));
+    this.#aligning = true;
+    try {
+      // A chunk's requests all leave before any answer is awaited, so the PLC registers them in the same
+      // cycle; chunks keep what is in flight within what a PLC's router queues.
+      for (let i = 0; i < entries.length; i += alignChunk) {
+        await Promise.all(entries.slice(i, i + alignChunk).map((e) => this.#replace(e, session)));
+      }
+    } finally {
+      this.#aligning = false;
     }
     this.#alignments++;
   }
@@ -348,13 +348,11 @@ export class SubscriptionManager {
     const generation = e.generation;
     const old = e.handle;
     if (!old) return;
-    e.replacing = true;
     e.settling = true;
     let next: NotificationHandle;
     try {
       next = await this.#subscribeRaw(e, session, generation);
     } catch (err) {
-      if (generation === e.generation) e.replacing = false;
       // Out of handles with both registered: the old notification stays, unaligned.
       if (session.alive && adsCodeOf(err) !== AdsErrorCode.NoMoreHandles)
         this.#host.failed(`Re-registering ${e.address.path}`, err);
@@ -365,7 +363,6 @@ export class SubscriptionManager {
       return;
     }
     e.handle = next;
-    e.replacing = false;
     await session
       .run('Deleting a notification', () => old.unsubscribe())
       .catch((err) => {
@@ -384,7 +381,7 @@ export class SubscriptionManager {
       e.early = { handle, data, timestamp };
       return;
     }
-    if (handle !== e.handle.notificationHandle && !e.replacing) return;
+    if (handle !== e.handle.notificationHandle && !e.settling) return;
     if (e.settling && e.last?.data.equals(data)) return;
     this.#deliver(e, data, timestamp);
   }
@@ -417,7 +414,6 @@ export class SubscriptionManager {
     e.handle = undefined;
     e.session = undefined;
     e.early = undefined;
-    e.replacing = false;
     e.settling = false;
     if (e.mode === 'poll') this.#poller.remove(e);
     e.mode = 'idle';
