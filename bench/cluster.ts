@@ -10,14 +10,14 @@
 // per second (and per alarm transition); then the cluster at a fifth of the clients, to show that Redis traffic does
 // not grow with clients.
 // Needs redis-server on the PATH.
-// Run: npm run bench:cluster [-- --seconds 20 --pairs 2 --warmup 60 --clients 1500 --part notifications|alarms|both]
+// Run: npm run bench:cluster [-- --seconds 20 --pairs 2 --warmup 150 --clients 1500 --part notifications|alarms|both]
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
@@ -30,11 +30,12 @@ const arg = (name: string): string | undefined => {
 const seconds = Number(arg('seconds') ?? 20);
 const pairs = Number(arg('pairs') ?? 2);
 /**
- * Seconds between the last client's start and the measurement: JIT, heaps grown to size, timers spread out. A
- * replica runs a third of the traffic, so its code reaches optimised steady state about three times later than one
- * process's: after 20 s the replicas still spent some 40 ms/s between them compiling, after 60 s about 7.
+ * Seconds between the last client's start and the measurement: JIT, heaps grown to size, timers spread out, so the
+ * rounds measure a gateway as it runs for weeks. Code called a few times a second per process (Redis replies, lease
+ * rounds, appends, ADS requests) is optimised only after minutes, and each replica optimises its own: with no
+ * clients, the three replicas still compiled 12 ms/s between them after 60 s, 7 after 150 s (V8's --trace-opt).
  */
-const warmupSeconds = Number(arg('warmup') ?? 60);
+const warmupSeconds = Number(arg('warmup') ?? 150);
 const clientCount = Number(arg('clients') ?? 1500);
 const part = arg('part') ?? 'both';
 type Kind = 'notifications' | 'alarms';
@@ -308,19 +309,10 @@ async function round(
   token: string,
 ): Promise<Result> {
   const split = label === unshared;
-  const replicas = await Promise.all(
-    Array.from({ length: replicaCount }, (_, i) =>
-      startReplica(
-        settingsFile(
-          plantPorts,
-          i + 1,
-          redisUrl,
-          kind,
-          (plc) => !split || gatewayOf(plc, replicaCount) === i,
-        ),
-      ),
-    ),
+  const files = Array.from({ length: replicaCount }, (_, i) =>
+    settingsFile(plantPorts, i + 1, redisUrl, kind, (plc) => !split || gatewayOf(plc, replicaCount) === i),
   );
+  const replicas = await Promise.all(files.map(startReplica));
   if (kind === 'alarms' && redisUrl) await leasesSettled((replicas[0] as Replica).url, replicaCount);
   const open = kind === 'alarms' ? alarmClient : sseClient;
   const probe = redisUrl ? new Redis(redisUrl) : undefined;
@@ -372,6 +364,7 @@ async function round(
     for (const close of closers) close();
     probe?.disconnect();
     await stopAll(replicas.map((r) => r.proc));
+    for (const file of files) rmSync(dirname(file), { recursive: true, force: true });
   }
 }
 
@@ -458,6 +451,15 @@ async function compare(kind: Kind, ports: number[], redisUrl: string, token: str
     )} (three processes on this machine, each with a third of the work); the cluster with redis-server / those three = ${(
       cluster(withRedis) / apart(perEvent)
     ).toFixed(2)} (what coordinating through Redis adds)`,
+  );
+  // The cluster at two client counts splits its CPU into a part per delivered event and a part that clients do not
+  // change (coordination), to set beside one process's CPU per event all told.
+  const total = (r: Result) => r.cpuMsPerSecond + r.redisCpuMsPerSecond;
+  const perAdded = (cluster(total) - total(few)) / (cluster((r) => r.eventsPerSecond) - few.eventsPerSecond);
+  console.log(
+    `${kind}: the cluster with redis-server from ${few.clients} to ${clientCount} clients: ${(perAdded * 1000).toFixed(1)} µs ` +
+      `per added event, ${(total(few) - perAdded * few.eventsPerSecond).toFixed(0)} ms/s that does not depend on clients; ` +
+      `one process ${single(perEvent).toFixed(1)} µs per event all told`,
   );
   const ops = cluster((r) => r.redisOpsPerSecond);
   const perTransition = (n: number) => (n / transitionsPerSecond).toFixed(2);
