@@ -3,6 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { PlcTargetConfig } from '../../../src/config/schema.ts';
+import { AdsCommand } from '../../../src/plc/ads/constants.ts';
 import { createAdsServer, type AdsServer } from '../../../src/simulator/ads-server/server.ts';
 import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
 import { createAdsTarget, type AdsTarget, type AdsTuning } from '../../../src/targets/ads/index.ts';
@@ -128,19 +129,25 @@ class FrameReader {
   }
 }
 
+const { Read, Write, WriteControl, AddNotification, ReadWrite } = AdsCommand;
+/** Requests that start with an index group. */
+const indexedCommands: number[] = [Read, Write, AddNotification, ReadWrite];
+/** Requests `FaultProxy.fault` can fail. */
+const faultableCommands: number[] = [Read, Write, WriteControl, AddNotification, ReadWrite];
+
 /** The ADS request in an AMS/TCP frame, whatever its command (indexGroup 0 for commands without one). */
 function amsRequest(frame: Buffer): AdsRequest | undefined {
   if (frame.length < 38 || frame.readUInt16LE(0) !== 0) return undefined;
   const ams = frame.subarray(6);
   const command = ams.readUInt16LE(16);
-  const indexGroup = [2, 3, 6, 9].includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
+  const indexGroup = indexedCommands.includes(command) && ams.length >= 36 ? ams.readUInt32LE(32) : 0;
   return { command, indexGroup, invokeId: ams.readUInt32LE(28) };
 }
 
 /** The ADS request in an AMS/TCP frame, if it is a Read, Write, WriteControl, AddNotification or ReadWrite. */
 function adsRequest(frame: Buffer): AdsRequest | undefined {
   const request = amsRequest(frame);
-  return request && [2, 3, 5, 6, 9].includes(request.command) && frame.length >= 42 ? request : undefined;
+  return request && faultableCommands.includes(request.command) && frame.length >= 42 ? request : undefined;
 }
 
 /**
@@ -252,7 +259,7 @@ export class FaultProxy {
     const ams = frame.subarray(6);
     // Read and ReadWrite answers carry result + length, AddNotification result + handle, Write and WriteControl
     // the result alone.
-    const data = Buffer.alloc(command === 3 || command === 5 ? 4 : 8);
+    const data = Buffer.alloc(command === Write || command === WriteControl ? 4 : 8);
     data.writeUInt32LE(code, 0);
     const header = Buffer.alloc(32);
     ams.copy(header, 0, 8, 16); // the request's source becomes the target
