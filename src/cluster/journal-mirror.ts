@@ -9,6 +9,7 @@ import {
   type JournalReader,
 } from '../features/alarms/journal.ts';
 import { isOutstanding, type AlarmReading } from '../features/alarms/reading.ts';
+import { TextStore } from './text-store.ts';
 
 /** A stream entry as XRANGE/XREAD answer it: id `<seq>-0` and fields p (epoch), e (entry JSON), u (user). */
 export type StreamEntry = [id: string, fields: string[]];
@@ -22,11 +23,11 @@ export interface StoredJournal {
 }
 
 /**
- * An entry as a copy keeps it: the stream's entry JSON, with the acknowledging user when there is one. Thousands
- * are kept per PLC on every replica; one string each is far less for the collector to walk than the parsed
- * objects, and only history and resumption read them back.
+ * An entry as a copy keeps it: the stream's entry JSON, led by the acknowledging user when there is one, as NUL, its
+ * length, NUL, the user (JSON text never starts with NUL). Kept as bytes (see TextStore); only history and
+ * resumption read them back.
  */
-type KeptEntry = string | readonly [json: string, user: string];
+type KeptEntry = string;
 
 // The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
 function field(fields: readonly string[], name: string, at: number): string | undefined {
@@ -43,11 +44,16 @@ export function entryPosition([id, fields]: StreamEntry): { epoch: number; seq: 
 function keptEntry(fields: readonly string[]): KeptEntry {
   const json = field(fields, 'e', 2) ?? '{}';
   const user = field(fields, 'u', 4);
-  return user === undefined ? json : [json, user];
+  return user === undefined ? json : `\0${user.length}\0${user}${json}`;
 }
 
 function entryOf(seq: number, kept: KeptEntry): JournalEntry {
-  const [json, user] = typeof kept === 'string' ? [kept, undefined] : kept;
+  let [json, user]: [string, string | undefined] = [kept, undefined];
+  if (kept.startsWith('\0')) {
+    const at = kept.indexOf('\0', 1) + 1;
+    const end = at + Number(kept.slice(1, at - 1));
+    [json, user] = [kept.slice(end), kept.slice(at, end)];
+  }
   const body = JSON.parse(json) as Omit<JournalEntry, 'seq' | 'user'>;
   return user === undefined
     ? { seq, at: body.at, kind: body.kind, reading: body.reading }
@@ -87,7 +93,7 @@ export class JournalMirror implements JournalReader {
 
   constructor(capacity: number, now: number) {
     this.#capacity = capacity;
-    this.#journal = new SeqRing(capacity, Math.floor(now) * 1000);
+    this.#journal = new SeqRing(new TextStore(capacity), Math.floor(now) * 1000);
   }
 
   get epoch(): number | undefined {
@@ -97,7 +103,7 @@ export class JournalMirror implements JournalReader {
   /** Replaces everything with the stored journal. */
   load(stored: StoredJournal, now: number): void {
     this.#epoch = stored.epoch;
-    this.#journal = new SeqRing(this.#capacity, stored.epoch ?? Math.floor(now) * 1000);
+    this.#journal = new SeqRing(new TextStore(this.#capacity), stored.epoch ?? Math.floor(now) * 1000);
     for (const raw of stored.entries) this.#journal.follow(entryPosition(raw).seq, keptEntry(raw[1]));
     this.#readings = new Map(stored.outstanding.map((r) => [r.key, r]));
     this.#outstanding = undefined;

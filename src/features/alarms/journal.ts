@@ -35,21 +35,62 @@ export interface TransitionJournal extends JournalReader {
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
 }
 
+/** Where a SeqRing keeps its items: the newest `capacity` of those pushed, oldest first. */
+export interface RingStore<T> {
+  readonly length: number;
+  /** Keeps `item` as the newest, dropping the oldest when `capacity` are kept. */
+  push(item: T): void;
+  /** The `i`th item kept, oldest first (0 <= i < length). */
+  at(i: number): T;
+  clear(): void;
+}
+
+/** Items in an array used as a ring. */
+export class ArrayStore<T> implements RingStore<T> {
+  readonly #capacity: number;
+  readonly #ring: T[] = [];
+  /** Index of the oldest item once the ring is full. */
+  #head = 0;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  get length(): number {
+    return this.#ring.length;
+  }
+
+  push(item: T): void {
+    if (this.#ring.length < this.#capacity) this.#ring.push(item);
+    else {
+      this.#ring[this.#head] = item;
+      this.#head = (this.#head + 1) % this.#capacity;
+    }
+  }
+
+  at(i: number): T {
+    return this.#ring[(this.#head + i) % this.#ring.length] as T;
+  }
+
+  clear(): void {
+    this.#ring.length = 0;
+    this.#head = 0;
+  }
+}
+
 /**
- * Consecutively numbered items, the newest `capacity` of them: the ring under a journal. Numbers are consecutive,
- * so an item's is found from its place. Generic so that a journal's copy can keep its entries in a compact form.
+ * Consecutively numbered items, the newest of them (as many as its store keeps): the ring under a journal. Numbers
+ * are consecutive, so an item's is found from its place. The store is the caller's, so that a journal's copy can
+ * keep its entries in a compact form.
  */
 export class SeqRing<T> {
-  readonly #capacity: number;
   /** The sequence number before the first one this ring holds. */
   readonly #firstSeq: number;
-  readonly #ring: T[] = [];
-  /** Index in #ring of the oldest item once the ring is full. */
-  #head = 0;
+  readonly #store: RingStore<T>;
   #lastSeq: number;
 
-  constructor(capacity: number, firstSeq: number) {
-    this.#capacity = capacity;
+  constructor(store: RingStore<T>, firstSeq: number) {
+    this.#store = store;
     this.#lastSeq = firstSeq;
     this.#firstSeq = firstSeq;
   }
@@ -65,38 +106,26 @@ export class SeqRing<T> {
    */
   follow(seq: number, item: T): boolean {
     if (seq <= this.#lastSeq) return false;
-    if (seq !== this.#lastSeq + 1) {
-      this.#ring.length = 0;
-      this.#head = 0;
-    }
+    if (seq !== this.#lastSeq + 1) this.#store.clear();
     this.#lastSeq = seq;
-    this.#keep(item);
+    this.#store.push(item);
     return true;
   }
 
   /** `seq` was handed out by this ring (not before a restart, not in the future) and nothing after it dropped. */
   holdsAfter(seq: number): boolean {
-    const oldest = this.#lastSeq - this.#ring.length + 1;
+    const oldest = this.#lastSeq - this.#store.length + 1;
     return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= oldest - 1;
   }
 
   /** Items with seq > `after` (all held when undefined), oldest first, at most `limit`, each with its seq. */
   since(after: number | undefined, limit: number): Array<[seq: number, item: T]> {
-    const n = this.#ring.length;
+    const n = this.#store.length;
     const oldest = this.#lastSeq - n + 1;
     const start = after === undefined ? 0 : Math.max(0, Math.min(n, after + 1 - oldest));
     const items: Array<[number, T]> = [];
-    for (let i = start; i < n && items.length < limit; i++)
-      items.push([oldest + i, this.#ring[(this.#head + i) % n] as T]);
+    for (let i = start; i < n && items.length < limit; i++) items.push([oldest + i, this.#store.at(i)]);
     return items;
-  }
-
-  #keep(item: T): void {
-    if (this.#ring.length < this.#capacity) this.#ring.push(item);
-    else {
-      this.#ring[this.#head] = item;
-      this.#head = (this.#head + 1) % this.#capacity;
-    }
   }
 }
 
@@ -115,7 +144,7 @@ export class AlarmJournal implements TransitionJournal {
 
   /** `startMs`: the gateway's start time; sequence numbers begin just above it, in microseconds. */
   constructor(capacity: number, startMs: number) {
-    this.#ring = new SeqRing(capacity, Math.floor(startMs) * 1000);
+    this.#ring = new SeqRing(new ArrayStore(capacity), Math.floor(startMs) * 1000);
   }
 
   newest(): number {

@@ -1,0 +1,76 @@
+// A replica's copy of a shared alarm journal, fed as the stream answers: it keeps exactly the newest JournalLength
+// entries (as Redis's MAXLEN does), across the chunks it packs them in, and gives back each entry's text and
+// acknowledging user unchanged, whatever characters they hold.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { JournalMirror, type StreamEntry } from '../../src/cluster/journal-mirror.ts';
+
+const epoch = 1_000_000;
+
+function streamEntry(seq: number, text: string, user?: string): StreamEntry {
+  const body = JSON.stringify({
+    at: '2026-01-01T00:00:00.000Z',
+    kind: user === undefined ? 'raised' : 'acknowledged',
+    reading: { key: `K${seq}`, message: text, slotIndex: seq % 10, isActive: true },
+  });
+  return [`${seq}-0`, ['p', String(epoch), 'e', body, ...(user === undefined ? [] : ['u', user])]];
+}
+
+const seqs = (mirror: JournalMirror, after?: number) =>
+  mirror.readSince(after, 1_000_000).entries.map((e) => e.seq);
+
+describe("a replica's journal copy", () => {
+  for (const capacity of [1, 3, 255, 256, 257, 1000]) {
+    test(`JournalLength ${capacity}: the newest ${capacity} entries, and whether a cursor still resumes`, () => {
+      const mirror = new JournalMirror(capacity, epoch / 1000);
+      mirror.load({ epoch, outstanding: [], entries: [] }, epoch / 1000);
+      const total = 4 * 256 + 7;
+      for (let seq = epoch + 1; seq <= epoch + total; seq++)
+        assert.equal(mirror.take([streamEntry(seq, 'x'.repeat(seq % 97))])?.length, 1);
+      const newest = epoch + total;
+      const kept = Array.from({ length: capacity }, (_, i) => newest - capacity + 1 + i);
+      assert.deepEqual(seqs(mirror), kept);
+      assert.equal(mirror.newest(), newest);
+      assert.equal(mirror.holdsAfter(newest - capacity), true, 'the entry before the oldest kept');
+      assert.equal(mirror.holdsAfter(newest - capacity - 1), false, 'one entry was dropped');
+      for (const seq of mirror.readSince(undefined, capacity).entries.map((e) => e.seq))
+        assert.equal(
+          mirror.readSince(seq - 1, 1).entries[0]?.reading.key,
+          `K${seq}`,
+          'each entry is its own text',
+        );
+    });
+  }
+
+  test('entries and users come back unchanged: any Unicode, line breaks, NUL, an empty user', () => {
+    const texts = ['Füllstand < 10 %', '温度过高', 'emoji 🚒 and \u0000 NUL', 'line\nbreak', ''];
+    const users = ['operator-1', 'ö\n\u0000x', '', '🚒', undefined];
+    const mirror = new JournalMirror(300, epoch / 1000);
+    mirror.load({ epoch, outstanding: [], entries: [] }, epoch / 1000);
+    const sent = Array.from({ length: 600 }, (_, i) =>
+      streamEntry(epoch + 1 + i, texts[i % texts.length] as string, users[i % users.length]),
+    );
+    mirror.take(sent);
+    const got = mirror.readSince(undefined, 1000).entries;
+    assert.equal(got.length, 300);
+    got.forEach((e, i) => {
+      const k = 300 + i;
+      assert.equal(e.seq, epoch + 1 + k);
+      assert.equal((e.reading as unknown as { message: string }).message, texts[k % texts.length]);
+      assert.equal(e.user, users[k % users.length]);
+      assert.equal(e.kind, users[k % users.length] === undefined ? 'raised' : 'acknowledged');
+    });
+  });
+
+  test('an entry already held is not taken twice; one past a gap restarts the copy after it', () => {
+    const mirror = new JournalMirror(10, epoch / 1000);
+    mirror.load({ epoch, outstanding: [], entries: [1, 2, 3].map((i) => streamEntry(epoch + i, 'a')) }, 0);
+    assert.deepEqual(
+      mirror.take([streamEntry(epoch + 3, 'a'), streamEntry(epoch + 4, 'b')])?.map((e) => e.seq),
+      [epoch + 4],
+    );
+    mirror.take([streamEntry(epoch + 9, 'c')]);
+    assert.deepEqual(seqs(mirror), [epoch + 9]);
+    assert.equal(mirror.holdsAfter(epoch + 4), false);
+  });
+});
