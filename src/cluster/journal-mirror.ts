@@ -2,14 +2,15 @@
 // outstanding alarms, loaded from Redis and then fed entry by entry from the stream, whoever appended them.
 // The history route, the list and the streams read it synchronously, as they read the in-process journal.
 import {
+  entryFromText,
+  EntryRing,
+  entryText,
   pageOf,
-  SeqRing,
   type JournalEntry,
   type JournalPage,
   type JournalReader,
 } from '../features/alarms/journal.ts';
 import { isOutstanding, type AlarmReading } from '../features/alarms/reading.ts';
-import { TextStore } from './text-store.ts';
 
 /** A stream entry as XRANGE/XREAD answer it: id `<seq>-0` and fields p (epoch), e (entry JSON), u (user). */
 export type StreamEntry = [id: string, fields: string[]];
@@ -21,13 +22,6 @@ export interface StoredJournal {
   readonly outstanding: readonly AlarmReading[];
   readonly entries: readonly StreamEntry[];
 }
-
-/**
- * An entry as a copy keeps it: the stream's entry JSON, led by the acknowledging user when there is one, as NUL, its
- * length, NUL, the user (JSON text never starts with NUL). Kept as bytes (see TextStore); only history and
- * resumption read them back.
- */
-type KeptEntry = string;
 
 // The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
 function field(fields: readonly string[], name: string, at: number): string | undefined {
@@ -41,23 +35,9 @@ export function entryPosition([id, fields]: StreamEntry): { epoch: number; seq: 
   return { epoch: Number(field(fields, 'p', 0)), seq: Number(id.slice(0, id.indexOf('-'))) };
 }
 
-function keptEntry(fields: readonly string[]): KeptEntry {
-  const json = field(fields, 'e', 2) ?? '{}';
-  const user = field(fields, 'u', 4);
-  return user === undefined ? json : `\0${user.length}\0${user}${json}`;
-}
-
-function entryOf(seq: number, kept: KeptEntry): JournalEntry {
-  let [json, user]: [string, string | undefined] = [kept, undefined];
-  if (kept.startsWith('\0')) {
-    const at = kept.indexOf('\0', 1) + 1;
-    const end = at + Number(kept.slice(1, at - 1));
-    [json, user] = [kept.slice(end), kept.slice(at, end)];
-  }
-  const body = JSON.parse(json) as Omit<JournalEntry, 'seq' | 'user'>;
-  return user === undefined
-    ? { seq, at: body.at, kind: body.kind, reading: body.reading }
-    : { seq, at: body.at, kind: body.kind, reading: body.reading, user };
+/** The entry's text as a ring keeps it (see entryText). */
+function textOf(fields: readonly string[]): string {
+  return entryText(field(fields, 'e', 2) ?? '{}', field(fields, 'u', 4));
 }
 
 /** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */
@@ -79,7 +59,7 @@ export function outstandingAfter(
   const readings = new Map(snapshot.map((r) => [r.key, r]));
   for (const raw of entries) {
     const { seq } = entryPosition(raw);
-    if (seq > snapshotSeq) applyEntry(readings, entryOf(seq, keptEntry(raw[1])));
+    if (seq > snapshotSeq) applyEntry(readings, entryFromText(seq, textOf(raw[1])));
   }
   return [...readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
 }
@@ -87,13 +67,13 @@ export function outstandingAfter(
 export class JournalMirror implements JournalReader {
   readonly #capacity: number;
   #epoch: number | undefined;
-  #journal: SeqRing<KeptEntry>;
+  #journal: EntryRing;
   #readings = new Map<string, AlarmReading>();
   #outstanding: AlarmReading[] | undefined = [];
 
   constructor(capacity: number, now: number) {
     this.#capacity = capacity;
-    this.#journal = new SeqRing(new TextStore(capacity), Math.floor(now) * 1000);
+    this.#journal = new EntryRing(capacity, Math.floor(now) * 1000);
   }
 
   get epoch(): number | undefined {
@@ -103,8 +83,8 @@ export class JournalMirror implements JournalReader {
   /** Replaces everything with the stored journal. */
   load(stored: StoredJournal, now: number): void {
     this.#epoch = stored.epoch;
-    this.#journal = new SeqRing(new TextStore(this.#capacity), stored.epoch ?? Math.floor(now) * 1000);
-    for (const raw of stored.entries) this.#journal.follow(entryPosition(raw).seq, keptEntry(raw[1]));
+    this.#journal = new EntryRing(this.#capacity, stored.epoch ?? Math.floor(now) * 1000);
+    for (const raw of stored.entries) this.#journal.follow(entryPosition(raw).seq, textOf(raw[1]));
     this.#readings = new Map(stored.outstanding.map((r) => [r.key, r]));
     this.#outstanding = undefined;
   }
@@ -118,9 +98,9 @@ export class JournalMirror implements JournalReader {
     for (const item of raw) {
       const { epoch, seq } = entryPosition(item);
       if (epoch !== this.#epoch) return undefined;
-      const kept = keptEntry(item[1]);
-      if (!this.#journal.follow(seq, kept)) continue;
-      const entry = entryOf(seq, kept);
+      const text = textOf(item[1]);
+      if (!this.#journal.follow(seq, text)) continue;
+      const entry = entryFromText(seq, text);
       taken.push(entry);
       applyEntry(this.#readings, entry);
       this.#outstanding = undefined;
@@ -145,8 +125,7 @@ export class JournalMirror implements JournalReader {
   }
 
   readSince(after: number | undefined, limit: number): JournalPage {
-    const entries = this.#journal.since(after, limit).map(([seq, kept]) => entryOf(seq, kept));
-    return pageOf(after, this.#journal.newest(), entries);
+    return pageOf(after, this.#journal.newest(), this.#journal.since(after, limit));
   }
 
   /** 0 until the journal starts: below every seq it hands out, so clients here are sent its first entries. */

@@ -1,6 +1,7 @@
 // The bounded per-PLC alarm journal (ISA-18.2 keeps one): every transition with a sequence number that only
 // grows, also across restarts, because it starts from the start time in microseconds.
 import type { AlarmReading } from './reading.ts';
+import { TextStore } from './text-store.ts';
 import type { TransitionKind } from './transitions.ts';
 
 export interface JournalEntry {
@@ -35,62 +36,41 @@ export interface TransitionJournal extends JournalReader {
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry;
 }
 
-/** Where a SeqRing keeps its items: the newest `capacity` of those pushed, oldest first. */
-export interface RingStore<T> {
-  readonly length: number;
-  /** Keeps `item` as the newest, dropping the oldest when `capacity` are kept. */
-  push(item: T): void;
-  /** The `i`th item kept, oldest first (0 <= i < length). */
-  at(i: number): T;
-  clear(): void;
+/**
+ * An entry as a ring keeps it: the JSON of its time, kind and reading, led by the acknowledging user when there is
+ * one, as NUL, the user's length, NUL, the user (JSON text never starts with NUL).
+ */
+export function entryText(json: string, user: string | undefined): string {
+  return user === undefined ? json : `\0${user.length}\0${user}${json}`;
 }
 
-/** Items in an array used as a ring. */
-export class ArrayStore<T> implements RingStore<T> {
-  readonly #capacity: number;
-  readonly #ring: T[] = [];
-  /** Index of the oldest item once the ring is full. */
-  #head = 0;
-
-  constructor(capacity: number) {
-    this.#capacity = capacity;
+/** The entry numbered `seq` from its text. */
+export function entryFromText(seq: number, text: string): JournalEntry {
+  let [json, user]: [string, string | undefined] = [text, undefined];
+  if (text.startsWith('\0')) {
+    const at = text.indexOf('\0', 1) + 1;
+    const end = at + Number(text.slice(1, at - 1));
+    [json, user] = [text.slice(end), text.slice(at, end)];
   }
-
-  get length(): number {
-    return this.#ring.length;
-  }
-
-  push(item: T): void {
-    if (this.#ring.length < this.#capacity) this.#ring.push(item);
-    else {
-      this.#ring[this.#head] = item;
-      this.#head = (this.#head + 1) % this.#capacity;
-    }
-  }
-
-  at(i: number): T {
-    return this.#ring[(this.#head + i) % this.#ring.length] as T;
-  }
-
-  clear(): void {
-    this.#ring.length = 0;
-    this.#head = 0;
-  }
+  const body = JSON.parse(json) as Omit<JournalEntry, 'seq' | 'user'>;
+  return user === undefined
+    ? { seq, at: body.at, kind: body.kind, reading: body.reading }
+    : { seq, at: body.at, kind: body.kind, reading: body.reading, user };
 }
 
 /**
- * Consecutively numbered items, the newest of them (as many as its store keeps): the ring under a journal. Numbers
- * are consecutive, so an item's is found from its place. The store is the caller's, so that a journal's copy can
- * keep its entries in a compact form.
+ * Consecutively numbered entries, the newest `capacity` of them: the ring under a journal. Numbers are consecutive,
+ * so an entry's is found from its place. Entries are kept as text in a TextStore: a journal holds thousands per PLC
+ * for minutes, and as objects they would be what the collector walks most.
  */
-export class SeqRing<T> {
+export class EntryRing {
   /** The sequence number before the first one this ring holds. */
   readonly #firstSeq: number;
-  readonly #store: RingStore<T>;
+  readonly #texts: TextStore;
   #lastSeq: number;
 
-  constructor(store: RingStore<T>, firstSeq: number) {
-    this.#store = store;
+  constructor(capacity: number, firstSeq: number) {
+    this.#texts = new TextStore(capacity);
     this.#lastSeq = firstSeq;
     this.#firstSeq = firstSeq;
   }
@@ -100,32 +80,33 @@ export class SeqRing<T> {
   }
 
   /**
-   * Keeps the item numbered `seq`: the next one, or one handed out elsewhere (a copy of a shared journal). An item
-   * at or below the newest is already held; one past a gap (items trimmed before they were seen) restarts the ring
-   * after it.
+   * Keeps the entry numbered `seq` (see entryText): the next one, or one handed out elsewhere (a copy of a shared
+   * journal). An entry at or below the newest is already held; one past a gap (entries trimmed before they were
+   * seen) restarts the ring after it.
    */
-  follow(seq: number, item: T): boolean {
+  follow(seq: number, text: string): boolean {
     if (seq <= this.#lastSeq) return false;
-    if (seq !== this.#lastSeq + 1) this.#store.clear();
+    if (seq !== this.#lastSeq + 1) this.#texts.clear();
     this.#lastSeq = seq;
-    this.#store.push(item);
+    this.#texts.push(text);
     return true;
   }
 
   /** `seq` was handed out by this ring (not before a restart, not in the future) and nothing after it dropped. */
   holdsAfter(seq: number): boolean {
-    const oldest = this.#lastSeq - this.#store.length + 1;
+    const oldest = this.#lastSeq - this.#texts.length + 1;
     return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= oldest - 1;
   }
 
-  /** Items with seq > `after` (all held when undefined), oldest first, at most `limit`, each with its seq. */
-  since(after: number | undefined, limit: number): Array<[seq: number, item: T]> {
-    const n = this.#store.length;
+  /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
+  since(after: number | undefined, limit: number): JournalEntry[] {
+    const n = this.#texts.length;
     const oldest = this.#lastSeq - n + 1;
     const start = after === undefined ? 0 : Math.max(0, Math.min(n, after + 1 - oldest));
-    const items: Array<[number, T]> = [];
-    for (let i = start; i < n && items.length < limit; i++) items.push([oldest + i, this.#store.at(i)]);
-    return items;
+    const entries: JournalEntry[] = [];
+    for (let i = start; i < n && entries.length < limit; i++)
+      entries.push(entryFromText(oldest + i, this.#texts.at(i)));
+    return entries;
   }
 }
 
@@ -140,11 +121,11 @@ export function pageOf(
 }
 
 export class AlarmJournal implements TransitionJournal {
-  readonly #ring: SeqRing<JournalEntry>;
+  readonly #ring: EntryRing;
 
   /** `startMs`: the gateway's start time; sequence numbers begin just above it, in microseconds. */
   constructor(capacity: number, startMs: number) {
-    this.#ring = new SeqRing(new ArrayStore(capacity), Math.floor(startMs) * 1000);
+    this.#ring = new EntryRing(capacity, Math.floor(startMs) * 1000);
   }
 
   newest(): number {
@@ -153,7 +134,8 @@ export class AlarmJournal implements TransitionJournal {
 
   append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
     const full: JournalEntry = { seq: this.#ring.newest() + 1, ...entry };
-    this.#ring.follow(full.seq, full);
+    const { at, kind, reading, user } = full;
+    this.#ring.follow(full.seq, entryText(JSON.stringify({ at, kind, reading }), user));
     return full;
   }
 
@@ -162,7 +144,6 @@ export class AlarmJournal implements TransitionJournal {
   }
 
   readSince(after: number | undefined, limit: number): JournalPage {
-    const entries = this.#ring.since(after, limit).map(([, entry]) => entry);
-    return pageOf(after, this.#ring.newest(), entries);
+    return pageOf(after, this.#ring.newest(), this.#ring.since(after, limit));
   }
 }

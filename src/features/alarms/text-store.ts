@@ -1,8 +1,7 @@
-// A journal copy's entries as UTF-8 bytes, a chunk of them to a buffer. A replica keeps every PLC's journal,
-// thousands of entries each that live for minutes: kept as strings, each would be a heap object promoted to the
-// old generation and walked by every major collection until dropped, on every replica. A chunk is one buffer
-// outside the heap and one array of offsets, whatever it holds.
-import type { RingStore } from '../features/alarms/journal.ts';
+// The newest texts of a kind, as UTF-8 bytes, a chunk of them to a buffer. An alarm journal keeps thousands of
+// entries per PLC that live for minutes (and a replica keeps every PLC's): as heap objects, each would be promoted
+// to the old generation and walked by every major collection until dropped. A chunk is one buffer outside the heap
+// and one array of offsets, whatever it holds.
 
 const chunkItems = 256;
 const firstChunkBytes = 16 * 1024;
@@ -39,7 +38,7 @@ class Chunk {
 }
 
 /** The newest `capacity` texts pushed, kept as bytes. */
-export class TextStore implements RingStore<string> {
+export class TextStore {
   readonly #capacity: number;
   #chunks: Chunk[] = [];
   /** Items at the start of the first chunk that were dropped. */
