@@ -100,11 +100,13 @@ export const alarmPushChannel = clusterKey('alarms', 'pushes');
 // (none this time: the stored one and the entries after it still tell the outstanding alarms), entry count, then
 // per entry its JSON and '1' when it is an `acknowledged` entry (it claims the acknowledging user). Every part checks
 // its own lease: a fenced part appends nothing and the others go on. The new entries of all parts are published
-// once on the push channel, by journal, as XREAD would answer them: { journal: [[id, [field, value, ...]], ...] }.
+// once on the push channel, in the frames alarm-push.ts reads.
 // -> per part { 1, newest seq, epoch } or { 0, error }, then Redis's time in ms.
 export const appendTransitions = luaScript(`${redisNowMs}
-local pushed = {}
-local published = false
+local frames = {}
+local function frame(text)
+  frames[#frames + 1] = #text .. ':' .. text
+end
 
 local function append(k, a)
   local lease, state, journal = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
@@ -120,25 +122,30 @@ local function append(k, a)
     seq = tonumber(redis.call('HGET', state, 'seq'))
   end
   local n = tonumber(ARGV[a + 4])
-  local added = {}
+  if n > 0 then
+    frame(journal)
+    frame(tostring(n))
+  end
   for i = 1, n do
     seq = seq + 1
-    local fields = { 'p', epoch, 'e', ARGV[a + 3 + 2 * i] }
+    local json = ARGV[a + 3 + 2 * i]
+    local fields = { 'p', epoch, 'e', json }
+    local user = ''
     if ARGV[a + 4 + 2 * i] == '1' then
       local sub = redis.call('GET', KEYS[k + 3 + i])
       if sub then
         redis.call('DEL', KEYS[k + 3 + i])
         fields[5] = 'u'
         fields[6] = sub
+        user = 'u' .. sub
       end
     end
-    local id = string.format('%.0f', seq) .. '-0'
-    redis.call('XADD', journal, 'MAXLEN', ARGV[a + 1], id, unpack(fields))
-    added[i] = { id, fields }
-  end
-  if n > 0 then
-    pushed[journal] = added
-    published = true
+    local seqText = string.format('%.0f', seq)
+    redis.call('XADD', journal, 'MAXLEN', ARGV[a + 1], seqText .. '-0', unpack(fields))
+    frame(seqText)
+    frame(epoch)
+    frame(user)
+    frame(json)
   end
   local newest = string.format('%.0f', seq)
   redis.call('HSET', state, 'epoch', epoch, 'seq', newest)
@@ -154,7 +161,7 @@ for part = 1, tonumber(ARGV[2]) do
   k = k + 3 + n
   a = a + 5 + 2 * n
 end
-if published then redis.call('PUBLISH', ARGV[1], cjson.encode(pushed)) end
+if #frames > 0 then redis.call('PUBLISH', ARGV[1], table.concat(frames)) end
 results[#results + 1] = now_ms()
 return results
 `);

@@ -42,8 +42,12 @@ export class Cluster {
       options.log,
       options.metrics,
     );
-    this.link.subscriber.on('message', (channel: string, message: string) => {
-      for (const fn of this.#channels.get(channel) ?? []) fn(message);
+    // As bytes: a listener for 'message' would have every message decoded, the alarm pushes (read as bytes) too.
+    this.link.subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => {
+      const listeners = this.#channels.get(channel.toString());
+      if (listeners === undefined) return;
+      const text = message.toString();
+      for (const fn of listeners) fn(text);
     });
     const liveReplicas = () => this.liveReplicas();
     new Gauge({

@@ -15,12 +15,19 @@ import { isOutstanding, type AlarmReading } from '../features/alarms/reading.ts'
 /** A stream entry as XRANGE/XREAD answer it: id `<seq>-0` and fields p (epoch), e (entry JSON), u (user). */
 export type StreamEntry = [id: string, fields: string[]];
 
+/** An entry of a shared journal as a copy takes it, read from the stream or pushed: its epoch, seq and text (see entryText). */
+export interface SharedEntry {
+  readonly epoch: number;
+  readonly seq: number;
+  readonly text: string;
+}
+
 /** What is stored in Redis as the state of a journal: its epoch, the outstanding alarms as of its newest entry, the entries. */
 export interface StoredJournal {
   /** The seq before the journal's first entry (a start time in microseconds); undefined: none yet. */
   readonly epoch: number | undefined;
   readonly outstanding: readonly AlarmReading[];
-  readonly entries: readonly StreamEntry[];
+  readonly entries: readonly SharedEntry[];
 }
 
 // The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
@@ -30,14 +37,13 @@ function field(fields: readonly string[], name: string, at: number): string | un
   return i >= 0 && i % 2 === 0 ? fields[i + 1] : undefined;
 }
 
-/** An entry's epoch and seq, without parsing its body. */
-export function entryPosition([id, fields]: StreamEntry): { epoch: number; seq: number } {
-  return { epoch: Number(field(fields, 'p', 0)), seq: Number(id.slice(0, id.indexOf('-'))) };
-}
-
-/** The entry's text as a ring keeps it (see entryText). */
-function textOf(fields: readonly string[]): string {
-  return entryText(field(fields, 'e', 2) ?? '{}', field(fields, 'u', 4));
+/** A stream entry as a copy takes it. */
+export function sharedEntry([id, fields]: StreamEntry): SharedEntry {
+  return {
+    epoch: Number(field(fields, 'p', 0)),
+    seq: Number(id.slice(0, id.indexOf('-'))),
+    text: entryText(field(fields, 'e', 2) ?? '{}', field(fields, 'u', 4)),
+  };
 }
 
 /** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */
@@ -54,13 +60,10 @@ export function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEn
 export function outstandingAfter(
   snapshot: readonly AlarmReading[],
   snapshotSeq: number,
-  entries: readonly StreamEntry[],
+  entries: readonly SharedEntry[],
 ): AlarmReading[] {
   const readings = new Map(snapshot.map((r) => [r.key, r]));
-  for (const raw of entries) {
-    const { seq } = entryPosition(raw);
-    if (seq > snapshotSeq) applyEntry(readings, entryFromText(seq, textOf(raw[1])));
-  }
+  for (const { seq, text } of entries) if (seq > snapshotSeq) applyEntry(readings, entryFromText(seq, text));
   return [...readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
 }
 
@@ -84,7 +87,7 @@ export class JournalMirror implements JournalReader {
   load(stored: StoredJournal, now: number): void {
     this.#epoch = stored.epoch;
     this.#journal = new EntryRing(this.#capacity, stored.epoch ?? Math.floor(now) * 1000);
-    for (const raw of stored.entries) this.#journal.follow(entryPosition(raw).seq, textOf(raw[1]));
+    for (const { seq, text } of stored.entries) this.#journal.follow(seq, text);
     this.#readings = new Map(stored.outstanding.map((r) => [r.key, r]));
     this.#outstanding = undefined;
   }
@@ -93,12 +96,10 @@ export class JournalMirror implements JournalReader {
    * Takes the stream's new entries; answers those not held yet (in order), or undefined when an entry belongs
    * to another epoch (the journal restarted: load it again).
    */
-  take(raw: readonly StreamEntry[]): JournalEntry[] | undefined {
+  take(shared: readonly SharedEntry[]): JournalEntry[] | undefined {
     const taken: JournalEntry[] = [];
-    for (const item of raw) {
-      const { epoch, seq } = entryPosition(item);
+    for (const { epoch, seq, text } of shared) {
       if (epoch !== this.#epoch) return undefined;
-      const text = textOf(item[1]);
       if (!this.#journal.follow(seq, text)) continue;
       const entry = entryFromText(seq, text);
       taken.push(entry);
@@ -108,9 +109,8 @@ export class JournalMirror implements JournalReader {
     return taken;
   }
 
-  /** Whether `raw` belongs to this copy's epoch and entries between this copy's newest and it are missing. */
-  missesBefore(raw: StreamEntry): boolean {
-    const { epoch, seq } = entryPosition(raw);
+  /** Whether `entry` belongs to this copy's epoch and entries between this copy's newest and it are missing. */
+  missesBefore({ epoch, seq }: SharedEntry): boolean {
     return epoch === this.#epoch && seq > this.#journal.newest() + 1;
   }
 

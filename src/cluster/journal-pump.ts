@@ -9,8 +9,9 @@
 // only wakes more often.
 // Pub/sub is at most once, so the stream stays the record: a follower reads it after every (re)subscription,
 // where a push does not follow on from what it holds (see FollowedStream.pushed), and every `checkMs`.
+import { decodeAlarmPush } from './alarm-push.ts';
 import { alarmPushChannel, appendTransitions } from './alarm-scripts.ts';
-import type { StreamEntry } from './journal-mirror.ts';
+import { sharedEntry, type SharedEntry } from './journal-mirror.ts';
 import type { ClusterLog, RedisLink, ScriptAnswer, ScriptCall } from './redis-link.ts';
 
 export interface FollowedStream {
@@ -19,9 +20,9 @@ export interface FollowedStream {
   /** The id after which to read (the newest entry held). */
   cursor(): string;
   /** Entries read from the stream after the cursor (possibly some already taken: reads and pushes overlap). */
-  take(entries: StreamEntry[]): Promise<void>;
+  take(entries: SharedEntry[]): Promise<void>;
   /** Entries Redis pushed as they were appended; the stream decides whether they follow on from what it holds. */
-  pushed(entries: StreamEntry[]): Promise<void>;
+  pushed(entries: SharedEntry[]): Promise<void>;
 }
 
 /** One PLC's pending append (its part of the round's script run), built when its round goes out. */
@@ -48,6 +49,7 @@ export const roundMs = 50;
  */
 export const checkMs = 1000;
 const batch = 1000;
+const pushChannel = Buffer.from(alarmPushChannel);
 
 export class JournalPump {
   readonly #link: RedisLink;
@@ -62,13 +64,13 @@ export class JournalPump {
   #check: NodeJS.Timeout | undefined;
   readonly #reads = new Set<Promise<void>>();
   #stopped = false;
-  readonly #onMessage = (channel: string, message: string): void => this.#push(channel, message);
+  readonly #onMessage = (channel: Buffer, message: Buffer): void => this.#push(channel, message);
   readonly #onReady = (): void => this.#subscribe([...this.#streams.values()]);
 
   constructor(link: RedisLink, log: ClusterLog) {
     this.#link = link;
     this.#log = log;
-    link.subscriber.on('message', this.#onMessage);
+    link.subscriber.on('messageBuffer', this.#onMessage);
     // Every (re)connection of the subscriber: pushes sent while it was away are lost, the stream has them.
     link.subscriber.on('ready', this.#onReady);
   }
@@ -97,7 +99,7 @@ export class JournalPump {
     this.#stopped = true;
     clearTimeout(this.#timer);
     clearInterval(this.#check);
-    this.#link.subscriber.off('message', this.#onMessage);
+    this.#link.subscriber.off('messageBuffer', this.#onMessage);
     this.#link.subscriber.off('ready', this.#onReady);
     await this.#round;
     await Promise.all(this.#reads);
@@ -159,21 +161,18 @@ export class JournalPump {
     );
   }
 
-  #push(channel: string, message: string): void {
-    if (channel !== alarmPushChannel || this.#stopped) return;
-    let pushed: unknown;
-    try {
-      pushed = JSON.parse(message);
-    } catch {
-      pushed = undefined;
-    }
-    if (typeof pushed !== 'object' || pushed === null || Array.isArray(pushed)) {
+  #push(channel: Buffer, message: Buffer): void {
+    if (this.#stopped || !channel.equals(pushChannel)) return;
+    const pushed = decodeAlarmPush(message);
+    if (pushed === undefined) {
       // Not the append script's: the periodic read of the streams finds whatever was appended.
-      this.#log.warn({ channel }, 'alarm journal push ignored: not a JSON object');
+      this.#log.warn(
+        { channel: alarmPushChannel },
+        "alarm journal push ignored: not the append script's frames",
+      );
       return;
     }
-    for (const [key, entries] of Object.entries(pushed as Record<string, StreamEntry[]>))
-      void this.#streams.get(key)?.pushed(entries);
+    for (const [key, entries] of pushed) void this.#streams.get(key)?.pushed(entries);
   }
 
   /** Reads every entry after the streams' cursors and hands them over. */
@@ -208,14 +207,14 @@ async function readAfter(link: RedisLink, streams: readonly FollowedStream[]): P
     let full = false;
     for (const [key, entries] of answer ?? []) {
       full ||= entries.length === batch;
-      await streams.find((s) => s.key === key)?.take(entries);
+      await streams.find((s) => s.key === key)?.take(entries.map(sharedEntry));
     }
     if (!full) return;
   }
 }
 
 /** The stream's entries after `cursor`, all of them (the stream is bounded by its journal length). */
-export async function readStream(link: RedisLink, key: string, cursor: string): Promise<StreamEntry[]> {
+export async function readStream(link: RedisLink, key: string, cursor: string): Promise<SharedEntry[]> {
   const answer = await link.run('alarm-follow', (r) => r.xread('STREAMS', key, cursor));
-  return answer?.[0]?.[1] ?? [];
+  return (answer?.[0]?.[1] ?? []).map(sharedEntry);
 }

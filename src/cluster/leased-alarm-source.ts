@@ -12,7 +12,14 @@ import { AlarmLease } from './alarm-lease.ts';
 import { ackKey, alarmKeys, type AlarmKeys } from './alarm-scripts.ts';
 import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import type { Cluster } from './cluster.ts';
-import { JournalMirror, outstandingAfter, type StoredJournal, type StreamEntry } from './journal-mirror.ts';
+import {
+  JournalMirror,
+  outstandingAfter,
+  sharedEntry,
+  type SharedEntry,
+  type StoredJournal,
+  type StreamEntry,
+} from './journal-mirror.ts';
 import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
 import type { LeaseBalancer } from './lease-balancer.ts';
 import type { ScriptAnswer } from './redis-link.ts';
@@ -196,7 +203,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     return this.#queue;
   }
 
-  async #take(entries: StreamEntry[]): Promise<void> {
+  async #take(entries: SharedEntry[]): Promise<void> {
     const taken = this.journal.take(entries);
     if (taken === undefined) {
       await this.#reload(true);
@@ -210,7 +217,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
    * A push that does not follow on from this copy's newest entry comes after lost ones (the subscription dropped,
    * or the copy was loading meanwhile): they and it are read from the stream instead.
    */
-  async #takePushed(entries: StreamEntry[]): Promise<void> {
+  async #takePushed(entries: SharedEntry[]): Promise<void> {
     const first = entries[0];
     if (first === undefined) return;
     const fresh = this.journal.missesBefore(first)
@@ -248,7 +255,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     );
     const [epoch, snapshot, snapseq, seq] = (answer?.[0]?.[1] ?? []) as Array<string | null>;
     if (epoch === null || epoch === undefined) return { epoch: undefined, outstanding: [], entries: [] };
-    const entries = (answer?.[1]?.[1] ?? []) as StreamEntry[];
+    const entries = ((answer?.[1]?.[1] ?? []) as StreamEntry[]).map(sharedEntry);
     const stored =
       snapshot === null || snapshot === undefined ? [] : (JSON.parse(snapshot) as AlarmReading[]);
     // A state written before snapshots became periodic has its snapshot as of its newest entry.

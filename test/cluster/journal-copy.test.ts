@@ -3,17 +3,21 @@
 // acknowledging user unchanged, whatever characters they hold.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { JournalMirror, type StreamEntry } from '../../src/cluster/journal-mirror.ts';
+import { JournalMirror, sharedEntry, type SharedEntry } from '../../src/cluster/journal-mirror.ts';
 
 const epoch = 1_000_000;
 
-function streamEntry(seq: number, text: string, user?: string): StreamEntry {
+/** An entry as the stream answers it, taken as a copy takes it. */
+function streamEntry(seq: number, text: string, user?: string): SharedEntry {
   const body = JSON.stringify({
     at: '2026-01-01T00:00:00.000Z',
     kind: user === undefined ? 'raised' : 'acknowledged',
     reading: { key: `K${seq}`, message: text, slotIndex: seq % 10, isActive: true },
   });
-  return [`${seq}-0`, ['p', String(epoch), 'e', body, ...(user === undefined ? [] : ['u', user])]];
+  return sharedEntry([
+    `${seq}-0`,
+    ['p', String(epoch), 'e', body, ...(user === undefined ? [] : ['u', user])],
+  ]);
 }
 
 const seqs = (mirror: JournalMirror, after?: number) =>
