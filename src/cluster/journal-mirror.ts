@@ -71,7 +71,16 @@ export class JournalMirror implements JournalReader {
   readonly #capacity: number;
   #epoch: number | undefined;
   #journal: EntryRing;
-  #readings = new Map<string, AlarmReading>();
+  /**
+   * The outstanding alarms, each by the number of the entry that holds its reading while the ring holds it, else
+   * (loaded from the stored snapshot, or its entry left the ring) as the reading. A copy takes every transition of
+   * its PLC; readings kept as objects until their alarm's next transition lived just long enough to be promoted,
+   * and filled the collector's old generation. They are parsed again when asked for (lists, acknowledgements).
+   */
+  #bySeq = new Map<string, number>();
+  #byValue = new Map<string, AlarmReading>();
+  /** At most the smallest number in #bySeq (deleted ones leave it behind until the next look). */
+  #oldestRef = Infinity;
   #outstanding: AlarmReading[] | undefined = [];
 
   constructor(capacity: number, now: number) {
@@ -88,7 +97,9 @@ export class JournalMirror implements JournalReader {
     this.#epoch = stored.epoch;
     this.#journal = new EntryRing(this.#capacity, stored.epoch ?? Math.floor(now) * 1000);
     for (const { seq, text } of stored.entries) this.#journal.follow(seq, text);
-    this.#readings = new Map(stored.outstanding.map((r) => [r.key, r]));
+    this.#bySeq = new Map();
+    this.#byValue = new Map(stored.outstanding.map((r) => [r.key, r]));
+    this.#oldestRef = Infinity;
     this.#outstanding = undefined;
   }
 
@@ -100,13 +111,39 @@ export class JournalMirror implements JournalReader {
     const taken: JournalEntry[] = [];
     for (const { epoch, seq, text } of shared) {
       if (epoch !== this.#epoch) return undefined;
+      this.#keepReadingsBefore(this.#journal.oldestAfter(seq));
       if (!this.#journal.follow(seq, text)) continue;
       const entry = entryFromText(seq, text);
       taken.push(entry);
-      applyEntry(this.#readings, entry);
+      this.#apply(entry);
       this.#outstanding = undefined;
     }
     return taken;
+  }
+
+  #apply({ seq, kind, reading }: JournalEntry): void {
+    this.#byValue.delete(reading.key);
+    if (kind === 'ended' || !isOutstanding(reading)) {
+      this.#bySeq.delete(reading.key);
+      return;
+    }
+    this.#bySeq.set(reading.key, seq);
+    this.#oldestRef = Math.min(this.#oldestRef, seq);
+  }
+
+  /** Readings whose entries are about to leave the ring (the oldest one, or all past a gap) are kept as readings. */
+  #keepReadingsBefore(oldest: number): void {
+    if (this.#oldestRef >= oldest) return;
+    let min = Infinity;
+    for (const [key, seq] of this.#bySeq) {
+      const entry = seq < oldest ? this.#journal.entry(seq) : undefined;
+      if (entry === undefined) min = Math.min(min, seq);
+      else {
+        this.#byValue.set(key, entry.reading);
+        this.#bySeq.delete(key);
+      }
+    }
+    this.#oldestRef = min;
   }
 
   /** Whether `entry` belongs to this copy's epoch and entries between this copy's newest and it are missing. */
@@ -116,12 +153,16 @@ export class JournalMirror implements JournalReader {
 
   /** Outstanding alarms in slot order, as the holder's snapshot lists them. */
   outstanding(): readonly AlarmReading[] {
-    this.#outstanding ??= [...this.#readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
+    this.#outstanding ??= [...this.#bySeq.keys(), ...this.#byValue.keys()]
+      .map((key) => this.reading(key))
+      .filter((r) => r !== undefined)
+      .sort((a, b) => a.slotIndex - b.slotIndex);
     return this.#outstanding;
   }
 
   reading(key: string): AlarmReading | undefined {
-    return this.#readings.get(key);
+    const seq = this.#bySeq.get(key);
+    return seq === undefined ? this.#byValue.get(key) : this.#journal.entry(seq)?.reading;
   }
 
   readSince(after: number | undefined, limit: number): JournalPage {
@@ -137,7 +178,7 @@ export class JournalMirror implements JournalReader {
   sinceStart(): JournalEntry[] | undefined {
     if (this.#epoch === undefined || !this.#journal.holdsAfter(this.#epoch)) return undefined;
     const { entries } = this.readSince(undefined, this.#capacity);
-    return entries.length > 0 || this.#readings.size === 0 ? [...entries] : undefined;
+    return entries.length > 0 || this.#bySeq.size + this.#byValue.size === 0 ? [...entries] : undefined;
   }
 
   /**

@@ -1,6 +1,7 @@
 // A replica's copy of a shared alarm journal, fed as the stream answers: it keeps exactly the newest JournalLength
 // entries (as Redis's MAXLEN does), across the chunks it packs them in, and gives back each entry's text and
-// acknowledging user unchanged, whatever characters they hold.
+// acknowledging user unchanged, whatever characters they hold; its outstanding alarms outlive the entries that
+// raised them.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { JournalMirror, sharedEntry, type SharedEntry } from '../../src/cluster/journal-mirror.ts';
@@ -76,5 +77,58 @@ describe("a replica's journal copy", () => {
     mirror.take([streamEntry(epoch + 9, 'c')]);
     assert.deepEqual(seqs(mirror), [epoch + 9]);
     assert.equal(mirror.holdsAfter(epoch + 4), false);
+  });
+
+  test('outstanding alarms stay listed after the entries that raised them leave the copy, and past a gap', () => {
+    const reading = (key: string, slotIndex: number, isActive: boolean) => ({
+      key,
+      equipmentId: `eq-${key}`,
+      errorCode: slotIndex + 100,
+      severity: 2,
+      severityLabel: 'ERROR',
+      isActive,
+      needsAck: false,
+      isAcked: false,
+      slotIndex,
+      time: {
+        lastOccurred: `2026-01-01T00:00:0${slotIndex}.000`,
+        plcTimestamp: '-',
+        plcClock: 'Utc' as const,
+      },
+    });
+    const transition = (seq: number, kind: 'raised' | 'ended', key: string, slot: number): SharedEntry =>
+      sharedEntry([
+        `${epoch + seq}-0`,
+        [
+          'p',
+          String(epoch),
+          'e',
+          JSON.stringify({ at: 'now', kind, reading: reading(key, slot, kind === 'raised') }),
+        ],
+      ]);
+    const listed = (mirror: JournalMirror) => mirror.outstanding().map((r) => `${r.key}@${r.slotIndex}`);
+    const mirror = new JournalMirror(3, epoch / 1000);
+    // The stored snapshot's alarm S, then A raised, B raised and ended, C raised and ended: A's entry is dropped.
+    mirror.load({ epoch, outstanding: [reading('S', 9, true)], entries: [] }, epoch / 1000);
+    mirror.take([transition(1, 'raised', 'A', 0), transition(2, 'raised', 'B', 1)]);
+    assert.deepEqual(listed(mirror), ['A@0', 'B@1', 'S@9']);
+    mirror.take([
+      transition(3, 'ended', 'B', 1),
+      transition(4, 'raised', 'C', 2),
+      transition(5, 'ended', 'C', 2),
+      transition(6, 'raised', 'G', 5),
+      transition(7, 'ended', 'G', 5),
+    ]);
+    assert.deepEqual(seqs(mirror), [epoch + 5, epoch + 6, epoch + 7], 'the entry that raised A is gone');
+    assert.deepEqual(listed(mirror), ['A@0', 'S@9']);
+    assert.deepEqual(mirror.reading('A'), reading('A', 0, true));
+    // D after a gap restarts the copy: every entry before it is dropped, the outstanding alarms stay.
+    mirror.take([transition(8, 'raised', 'E', 3), transition(20, 'raised', 'D', 4)]);
+    assert.deepEqual(seqs(mirror), [epoch + 20]);
+    assert.deepEqual(listed(mirror), ['A@0', 'E@3', 'D@4', 'S@9']);
+    assert.deepEqual(mirror.reading('E'), reading('E', 3, true));
+    mirror.take([transition(21, 'ended', 'A', 0), transition(22, 'ended', 'S', 9)]);
+    assert.deepEqual(listed(mirror), ['E@3', 'D@4']);
+    assert.equal(mirror.reading('A'), undefined);
   });
 });

@@ -37,11 +37,11 @@ export interface FeedOptions {
   readonly maxReplay: number;
 }
 
-// A transition's `{ kind, alarm }` JSON, made once per culture preference and shared by every client. Only the
-// latest transitions are kept: their clients are sent them together, while a journal keeps thousands per PLC and a
-// frame held for each would double what the collector walks (replays are rare and render again).
-const framed = new Map<JournalEntry, Map<string, string>>();
-const maxFramedEntries = 512;
+// A transition's `{ kind, alarm }` JSON, made once per culture preference and shared by every client it is sent to
+// with it. Kept as long as the entry object is: the clients of a transition are sent it together, then the entry
+// and its frames are garbage while still young (a cache of the latest transitions kept them long enough to be
+// promoted, so the old generation filled with them). Replays read new entries, and render again.
+const framed = new WeakMap<JournalEntry, Map<string, string>>();
 const maxCulturesPerEntry = 8;
 
 function frameJson(
@@ -59,8 +59,6 @@ function frameJson(
   if (byCulture === undefined) {
     byCulture = new Map<string, string>();
     framed.set(entry, byCulture);
-    // Maps iterate in insertion order: the first key is the oldest entry.
-    if (framed.size > maxFramedEntries) framed.delete(framed.keys().next().value as JournalEntry);
   }
   if (byCulture.size < maxCulturesPerEntry) byCulture.set(key, json);
   return json;

@@ -66,10 +66,12 @@ export function entryFromText(seq: number, text: string): JournalEntry {
 export class EntryRing {
   /** The sequence number before the first one this ring holds. */
   readonly #firstSeq: number;
+  readonly #capacity: number;
   readonly #texts: TextStore;
   #lastSeq: number;
 
   constructor(capacity: number, firstSeq: number) {
+    this.#capacity = capacity;
     this.#texts = new TextStore(capacity);
     this.#lastSeq = firstSeq;
     this.#firstSeq = firstSeq;
@@ -77,6 +79,20 @@ export class EntryRing {
 
   newest(): number {
     return this.#lastSeq;
+  }
+
+  /** The oldest entry's number once `seq` is followed (one past the newest while empty). */
+  oldestAfter(seq: number): number {
+    const oldest = this.#lastSeq - this.#texts.length + 1;
+    if (seq <= this.#lastSeq) return oldest;
+    if (seq > this.#lastSeq + 1) return seq;
+    return this.#texts.length === this.#capacity ? oldest + 1 : oldest;
+  }
+
+  /** The entry numbered `seq`, while it is held. */
+  entry(seq: number): JournalEntry | undefined {
+    const i = seq - (this.#lastSeq - this.#texts.length + 1);
+    return i >= 0 && i < this.#texts.length ? entryFromText(seq, this.#texts.at(i)) : undefined;
   }
 
   /**
