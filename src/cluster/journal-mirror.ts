@@ -46,10 +46,15 @@ export function sharedEntry([id, fields]: StreamEntry): SharedEntry {
   };
 }
 
-/** The outstanding alarms after `entry`: an ended or no longer outstanding alarm leaves them. */
-export function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEntry): void {
+/** An ended or no longer outstanding alarm leaves the outstanding alarms. */
+function leavesOutstanding({ kind, reading }: JournalEntry): boolean {
+  return kind === 'ended' || !isOutstanding(reading);
+}
+
+/** The outstanding alarms after `entry`. */
+function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEntry): void {
   const { key } = entry.reading;
-  if (entry.kind === 'ended' || !isOutstanding(entry.reading)) readings.delete(key);
+  if (leavesOutstanding(entry)) readings.delete(key);
   else readings.set(key, entry.reading);
 }
 
@@ -121,9 +126,10 @@ export class JournalMirror implements JournalReader {
     return taken;
   }
 
-  #apply({ seq, kind, reading }: JournalEntry): void {
+  #apply(entry: JournalEntry): void {
+    const { seq, reading } = entry;
     this.#byValue.delete(reading.key);
-    if (kind === 'ended' || !isOutstanding(reading)) {
+    if (leavesOutstanding(entry)) {
       this.#bySeq.delete(reading.key);
       return;
     }

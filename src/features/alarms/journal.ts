@@ -66,12 +66,10 @@ export function entryFromText(seq: number, text: string): JournalEntry {
 export class EntryRing {
   /** The sequence number before the first one this ring holds. */
   readonly #firstSeq: number;
-  readonly #capacity: number;
   readonly #texts: TextStore;
   #lastSeq: number;
 
   constructor(capacity: number, firstSeq: number) {
-    this.#capacity = capacity;
     this.#texts = new TextStore(capacity);
     this.#lastSeq = firstSeq;
     this.#firstSeq = firstSeq;
@@ -81,17 +79,21 @@ export class EntryRing {
     return this.#lastSeq;
   }
 
-  /** The oldest entry's number once `seq` is followed (one past the newest while empty). */
+  /** The oldest entry's number (one past the newest while empty). */
+  #oldest(): number {
+    return this.#lastSeq - this.#texts.length + 1;
+  }
+
+  /** The oldest entry's number once `seq` is followed. */
   oldestAfter(seq: number): number {
-    const oldest = this.#lastSeq - this.#texts.length + 1;
-    if (seq <= this.#lastSeq) return oldest;
+    if (seq <= this.#lastSeq) return this.#oldest();
     if (seq > this.#lastSeq + 1) return seq;
-    return this.#texts.length === this.#capacity ? oldest + 1 : oldest;
+    return this.#oldest() + (this.#texts.full ? 1 : 0);
   }
 
   /** The entry numbered `seq`, while it is held. */
   entry(seq: number): JournalEntry | undefined {
-    const i = seq - (this.#lastSeq - this.#texts.length + 1);
+    const i = seq - this.#oldest();
     return i >= 0 && i < this.#texts.length ? entryFromText(seq, this.#texts.at(i)) : undefined;
   }
 
@@ -110,14 +112,13 @@ export class EntryRing {
 
   /** `seq` was handed out by this ring (not before a restart, not in the future) and nothing after it dropped. */
   holdsAfter(seq: number): boolean {
-    const oldest = this.#lastSeq - this.#texts.length + 1;
-    return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= oldest - 1;
+    return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= this.#oldest() - 1;
   }
 
   /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
   since(after: number | undefined, limit: number): JournalEntry[] {
     const n = this.#texts.length;
-    const oldest = this.#lastSeq - n + 1;
+    const oldest = this.#oldest();
     const start = after === undefined ? 0 : Math.max(0, Math.min(n, after + 1 - oldest));
     const entries: JournalEntry[] = [];
     for (let i = start; i < n && entries.length < limit; i++)

@@ -53,6 +53,11 @@ export class TextStore {
     return this.#length;
   }
 
+  /** Whether the next push drops the oldest text. */
+  get full(): boolean {
+    return this.#length === this.#capacity;
+  }
+
   push(text: string): void {
     let last = this.#chunks.at(-1);
     if (last === undefined || last.count === chunkItems) {
