@@ -111,15 +111,13 @@ end
 local function append(k, a)
   local lease, state, journal = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3]
   if redis.call('GET', lease) ~= ARGV[a] then return { 0, 'FENCED the alarm lease is held by another replica' } end
-  local epoch = redis.call('HGET', state, 'epoch')
-  local seq
+  local stored = redis.call('HMGET', state, 'epoch', 'seq')
+  local epoch, seq = stored[1], tonumber(stored[2])
   if not epoch then
     if ARGV[a + 3] == '' then return { 0, 'NOSNAPSHOT a new journal starts from a snapshot' } end
     epoch = ARGV[a + 2]
     seq = tonumber(epoch)
     redis.call('DEL', journal)
-  else
-    seq = tonumber(redis.call('HGET', state, 'seq'))
   end
   local n = tonumber(ARGV[a + 4])
   if n > 0 then

@@ -4,7 +4,12 @@
 // what changed meanwhile from its first fresh snapshot) and appends transitions with the lease's fencing check.
 import type { AlarmTargetConfig } from '../config/schema.ts';
 import type { AlarmSource, ScopeFailure, TransitionListener } from '../features/alarms/alarm-source.ts';
-import type { JournalEntry } from '../features/alarms/journal.ts';
+import {
+  pageOf,
+  type JournalEntry,
+  type JournalPage,
+  type TransitionJournal,
+} from '../features/alarms/journal.ts';
 import { AlarmMonitor, type AlarmLog } from '../features/alarms/monitor.ts';
 import type { AlarmReading } from '../features/alarms/reading.ts';
 import type { ConnectionState, PlcTarget } from '../targets/target.ts';
@@ -39,6 +44,31 @@ const reasons: Record<Exclude<ScopeFailure['state'], 'Stale'>, string> = {
   Connecting: 'The gateway is connecting to the PLC.',
   Disconnected: 'The PLC connection is lost.',
 };
+
+/**
+ * The journal of the holder's monitor: the shared journal numbers and keeps the transitions (the append script
+ * gives them their seq), so this one only hands them on, without writing them out as text it would never read.
+ */
+class UnkeptJournal implements TransitionJournal {
+  #newest = 0;
+
+  newest(): number {
+    return this.#newest;
+  }
+
+  append(entry: Omit<JournalEntry, 'seq'>): JournalEntry {
+    this.#newest += 1;
+    return { seq: this.#newest, ...entry };
+  }
+
+  holdsAfter(): boolean {
+    return false;
+  }
+
+  readSince(after: number | undefined): JournalPage {
+    return pageOf(after, this.#newest, []);
+  }
+}
 
 /** The watch of a lease held: its monitor, the lease value that fences its appends, and what is to append. */
 interface Watch {
@@ -266,12 +296,12 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
   async #acquired(value: string, previous: { holder: string; renewedMs: number } | undefined): Promise<void> {
     await this.#stopWatch();
     const stored = await this.#readStored();
-    const monitor: AlarmMonitor = new AlarmMonitor(
-      this.#target,
-      // Its own journal goes unused (the shared one is the stream): one entry is enough.
-      { ...this.settings, JournalLength: 1 },
-      { log: this.#deps.log, now: this.#deps.now, onApplied: (entries) => this.#append(watch, entries) },
-    );
+    const monitor: AlarmMonitor = new AlarmMonitor(this.#target, this.settings, {
+      log: this.#deps.log,
+      now: this.#deps.now,
+      journal: new UnkeptJournal(),
+      onApplied: (entries) => this.#append(watch, entries),
+    });
     const watch: Watch = {
       monitor,
       value,

@@ -2,7 +2,7 @@
 // (no offline queue, a command timeout), so callers can fail open or closed instead of hanging; the link
 // reconnects on its own and reports reachability for health and metrics.
 import { createHash } from 'node:crypto';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /** The structured logger the link writes to (pino's call shape). */
@@ -28,6 +28,8 @@ export function luaScript(lua: string): LuaScript {
 }
 
 const commandTimeoutMs = 1000;
+/** What Redis answered a script with (ioredis types its class loosely). */
+const scriptError = ReplyError as ErrorConstructor;
 
 /** One run of a script in a batch: its keys and arguments. */
 export interface ScriptCall {
@@ -196,7 +198,9 @@ export class RedisLink {
    * NOSCRIPT had no effect, so only those are sent again.
    */
   async #pipelined(script: LuaScript, calls: readonly ScriptCall[]): Promise<ScriptAnswer[]> {
-    const send = async (some: readonly ScriptCall[]) => {
+    const send = async (some: readonly ScriptCall[]): Promise<ScriptAnswer[]> => {
+      // An append round is one call: a pipeline's own bookkeeping would cost more than the call.
+      if (some.length === 1 && some[0] !== undefined) return [await this.#evalOne(script, some[0])];
       const pipeline = this.commands.pipeline();
       for (const { keys, args } of some) pipeline.evalsha(script.sha, keys.length, ...keys, ...args);
       return (await pipeline.exec()) ?? [];
@@ -208,6 +212,16 @@ export class RedisLink {
     const again = await send(missing);
     let next = 0;
     return answers.map((answer) => (isNoScript(answer[0]) ? (again[next++] ?? answer) : answer));
+  }
+
+  /** One call's answer as a pipeline gives it: the script's error is its answer; a failed connection throws. */
+  async #evalOne(script: LuaScript, { keys, args }: ScriptCall): Promise<ScriptAnswer> {
+    try {
+      return [null, await this.commands.evalsha(script.sha, keys.length, ...keys, ...args)];
+    } catch (err) {
+      if (err instanceof scriptError) return [err, undefined];
+      throw err;
+    }
   }
 
   async close(): Promise<void> {
