@@ -108,9 +108,20 @@ export function logDestination(out: { write(text: string): unknown }): LogDestin
   const boom = destination({ dest: 1, sync: false, minLength: batchBytes, contentMode: 'buffer' });
   // sonic-boom's types know only its text mode; in buffer mode write takes bytes.
   const writeBytes = boom.write.bind(boom) as unknown as (bytes: Buffer) => boolean;
-  const timer = setInterval(() => boom.flush(), flushEveryMs).unref();
+  // Only when something was written since the last flush: an empty flush is still a write call.
+  let written = false;
+  const timer = setInterval(() => {
+    if (!written) return;
+    written = false;
+    boom.flush();
+  }, flushEveryMs).unref();
   return {
-    stream: { write: (line: string) => writeBytes(Buffer.from(line)) },
+    stream: {
+      write: (line: string) => {
+        written = true;
+        writeBytes(Buffer.from(line));
+      },
+    },
     close: () =>
       new Promise((resolve) => {
         clearInterval(timer);
