@@ -152,7 +152,14 @@ export class AlarmLease {
     this.#renewedAt = Date.now();
     const previous =
       holder !== '' && holder !== this.#replicaId ? { holder, renewedMs: Number(renewed) } : undefined;
-    await this.#handlers.acquired(this.#value, previous);
+    try {
+      await this.#handlers.acquired(this.#value, previous);
+    } catch (err) {
+      // A lease renewed without a watch behind it would leave the PLC unwatched for as long as this replica
+      // lives: it is given back, and taken again (here or elsewhere) from the stored state.
+      await this.release('the watch did not start');
+      throw err;
+    }
   }
 
   /** Gives the lease up and deletes it, so another replica takes over at once. */
