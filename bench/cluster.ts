@@ -443,6 +443,17 @@ async function compare(kind: Kind, ports: number[], redisUrl: string, token: str
       (r) => r.p99,
     ).toFixed(1)} ms (target < CycleTimeMs + 100 ms = ${scanMs + 100} ms)`,
   );
+  // Each group's rounds ran back to back, so its ratio shows how far the machine moved the figures between groups.
+  const groupRatios = (f: (r: Result) => number) =>
+    Array.from({ length: pairs }, (_, i) => {
+      const group = results.slice(i * 3, i * 3 + 3);
+      const of = (label: string) => group.find((r) => r.label === label) as Result;
+      return (f(of(clustered)) / perEvent(of(alone))).toFixed(2);
+    }).join(', ');
+  console.log(
+    `${kind}: each group's ratio, cluster / one process: ${groupRatios(withRedis)} with redis-server's CPU; ` +
+      `${groupRatios(perEvent)} the replicas alone`,
+  );
   console.log(
     `${kind}: what the CPU ratio is made of: three gateways sharing nothing / one process = ${(
       apart(perEvent) / single(perEvent)
