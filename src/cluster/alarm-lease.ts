@@ -1,8 +1,8 @@
-// One PLC's alarm lease as seen from this replica: tried for while the replica reaches the PLC and is below its
-// fair share of the leases (or when the lease has stayed free for a grace time: no other replica wants it),
-// renewed while held, released when the PLC is out of reach, the replica stops or hands it on to balance the
-// leases, and reported lost as soon as Redis says another replica holds it (or Redis has been unreachable for the
-// lease's whole time to live). The rounds are driven by the LeaseBalancer.
+// One PLC's alarm lease as seen from this replica: tried for while the replica reaches the PLC and has room in its
+// share of the leases (or when the lease has stayed free for the share's grace time: the replicas above this one
+// cannot reach the PLC), renewed while held, released when the PLC is out of reach or the replica stops, offered to
+// the senior replica, and reported lost as soon as Redis says another replica holds it (or Redis has been
+// unreachable for the lease's whole time to live). The rounds are driven by LeaseRounds.
 import { acquireLease, releaseLease, renewLease, type AlarmKeys } from './alarm-scripts.ts';
 import type { ClusterLog, RedisLink } from './redis-link.ts';
 
@@ -16,9 +16,11 @@ export interface LeaseHandlers {
   epoch(epoch: number | undefined): void;
 }
 
-/** How many more free leases this replica may take in this round. */
+/** How many more free leases this replica may take in this round, and how long one beyond them must stay free. */
 export interface LeaseShare {
-  /** Takes one place of the share; false when the replica holds its fair share already. */
+  /** How long a lease must have been seen free before this replica takes it without a place in the share. */
+  readonly graceMs: number;
+  /** Takes one place of the share; false when it is full. */
   claim(): boolean;
   /** Gives a claimed place back (the lease was not free after all). */
   unclaim(): void;
@@ -34,19 +36,17 @@ export class AlarmLease {
   readonly #keys: AlarmKeys;
   readonly #replicaId: string;
   readonly #ttlMs: number;
-  readonly #graceMs: number;
   readonly #handlers: LeaseHandlers;
   readonly #log: ClusterLog;
   #value: string | undefined;
   #renewedAt = 0;
   #ticking: Promise<void> | undefined;
-  /** Since when this replica has seen the lease free without taking it (its share was full). */
+  /** Since when this replica has seen the lease free without taking it (no place in its share). */
   #freeSince: number | undefined;
 
   /**
    * `leaseMs`: Cluster.LeaseSeconds. The key lives three quarters of it and is renewed five times in it, so a
-   * dead holder's lease expires and is taken within the lease time, and a slow renewal or two is harmless. A
-   * lease left free that long although this replica's share is full is taken anyway.
+   * dead holder's lease expires and is taken within the lease time, and a slow renewal or two is harmless.
    */
   constructor(
     link: RedisLink,
@@ -60,7 +60,6 @@ export class AlarmLease {
     this.#keys = keys;
     this.#replicaId = replicaId;
     this.#ttlMs = leaseTimes(leaseMs).ttlMs;
-    this.#graceMs = leaseMs;
     this.#handlers = handlers;
     this.#log = log;
   }
@@ -82,8 +81,8 @@ export class AlarmLease {
   }
 
   /**
-   * One round: renew (`offer`: and offer the lease to a replica below its share, which takes it over at its next
-   * round; until then this one keeps watching) or try to take; concurrent calls share one round.
+   * One round: renew (`offer`: and offer the lease to the senior replica, which takes it over at its next round;
+   * until then this one keeps watching) or try to take; concurrent calls share one round.
    */
   tick(share: LeaseShare, offer = false): Promise<void> {
     this.#ticking ??= this.#round(share, offer)
@@ -126,7 +125,7 @@ export class AlarmLease {
       return;
     }
     const claimed = share.claim();
-    const graceOver = this.#freeSince !== undefined && Date.now() - this.#freeSince >= this.#graceMs;
+    const graceOver = this.#freeSince !== undefined && Date.now() - this.#freeSince >= share.graceMs;
     let answer: [number, string, string, string, number];
     try {
       answer = (await this.#link.eval(

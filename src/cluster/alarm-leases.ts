@@ -7,20 +7,20 @@ import { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import { alarmKeys } from './alarm-scripts.ts';
 import type { Cluster } from './cluster.ts';
 import { JournalPump } from './journal-pump.ts';
-import { LeaseBalancer } from './lease-balancer.ts';
+import { LeaseRounds } from './lease-rounds.ts';
 import { LeasedAlarmSource } from './leased-alarm-source.ts';
 
 export class AlarmLeases {
   readonly #cluster: Cluster;
   readonly #pump: JournalPump;
-  readonly #balancer: LeaseBalancer;
+  readonly #rounds: LeaseRounds;
   readonly #metrics: AlarmLeaseMetrics;
   readonly #plcIds = new Set<string>();
 
   constructor(cluster: Cluster, registry: Registry, log: AlarmLog) {
     this.#cluster = cluster;
     this.#pump = new JournalPump(cluster.link, log);
-    this.#balancer = new LeaseBalancer(cluster, log);
+    this.#rounds = new LeaseRounds(cluster, log);
     this.#metrics = new AlarmLeaseMetrics(registry);
   }
 
@@ -31,7 +31,7 @@ export class AlarmLeases {
       return new LeasedAlarmSource(target, settings, {
         cluster: this.#cluster,
         pump: this.#pump,
-        balancer: this.#balancer,
+        rounds: this.#rounds,
         metrics: this.#metrics,
         ...deps,
       });
@@ -54,7 +54,7 @@ export class AlarmLeases {
   }
 
   async stop(): Promise<void> {
-    await this.#balancer.stop();
+    await this.#rounds.stop();
     await this.#pump.stop();
   }
 }

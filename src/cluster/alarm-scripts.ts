@@ -64,17 +64,26 @@ redis.call('HSET', KEYS[3], 'holder', ARGV[1], 'renewed', now_ms())
 return { token, epoch, previous[1] or '', previous[2] or '0', 0 }
 `);
 
-// KEYS members (a sorted set: ReplicaId by its last round, Redis ms); ARGV ReplicaId, window ms. Marks this
-// replica as taking part in the alarm leases and answers how many replicas did within the window (itself included).
+// KEYS members (a sorted set: ReplicaId by its last round, Redis ms), joined (ReplicaId by the order it joined
+// in), the join counter; ARGV ReplicaId, window ms. Drops the members whose last round is older than the window,
+// marks this replica (joining it last if it is not a member) and answers its rank by seniority: how many live
+// members joined before it.
 export const leaseRound = luaScript(`${redisNowMs}
 local now = now_ms()
+local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+for _, id in ipairs(lapsed) do
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+end
 redis.call('ZADD', KEYS[1], now, ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return redis.call('ZCARD', KEYS[1])
+if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[1])
+end
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return redis.call('ZRANK', KEYS[2], ARGV[1])
 `);
 
-// KEYS lease, state, offer; ARGV lease value, ttl ms, '1' to offer the lease to a replica below its share.
+// KEYS lease, state, offer; ARGV lease value, ttl ms, '1' to offer the lease to the senior replica.
 // -> { 1 held or 0 lost, epoch }.
 export const renewLease = luaScript(`${redisNowMs}
 local epoch = redis.call('HGET', KEYS[2], 'epoch') or ''

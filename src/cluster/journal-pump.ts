@@ -3,10 +3,10 @@
 // round is in flight at a time, so a PLC's appends reach Redis in order without a chain of their own.
 // Follows: the append script publishes the entries it added, all its PLCs' in one message on one channel, so a
 // follower learns of them when Redis pushes them, without asking. What costs a replica here is being woken and
-// handling messages (far more than the bytes): on the shared grid the holders' appends reach Redis together, Redis
-// pushes one message per holder to each follower, and a replica is woken about twice a round (its timer, then its
-// answer with everyone's pushes) however many PLCs and replicas there are. A replica whose clock estimate is off
-// only wakes more often.
+// handling messages (far more than the bytes): Redis pushes one message per holder and round to every replica, so
+// the leases gather on one holder (see LeaseRounds), and where they are split (the senior cannot reach some PLC),
+// the shared grid brings the holders' appends to Redis together, so a replica is still woken about twice a round
+// (its timer, then its answer with everyone's pushes). A replica whose clock estimate is off only wakes more often.
 // Pub/sub is at most once, so the stream stays the record: a follower reads it after every (re)subscription,
 // where a push does not follow on from what it holds (see FollowedStream.pushed), and every `checkMs`.
 import { decodeAlarmPush } from './alarm-push.ts';

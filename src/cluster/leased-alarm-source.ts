@@ -26,13 +26,13 @@ import {
   type StreamEntry,
 } from './journal-mirror.ts';
 import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
-import type { LeaseBalancer } from './lease-balancer.ts';
+import type { LeaseRounds } from './lease-rounds.ts';
 import type { ScriptAnswer } from './redis-link.ts';
 
 export interface LeasedSourceDeps {
   readonly cluster: Cluster;
   readonly pump: JournalPump;
-  readonly balancer: LeaseBalancer;
+  readonly rounds: LeaseRounds;
   readonly metrics: AlarmLeaseMetrics;
   readonly log: AlarmLog;
   readonly now: () => number;
@@ -149,12 +149,12 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
       take: (entries) => this.#enqueue(() => this.#take(entries)),
       pushed: (entries) => this.#enqueue(() => this.#takePushed(entries)),
     });
-    this.#deps.balancer.add(this.#lease);
+    this.#deps.rounds.add(this.#lease);
   }
 
   async stop(): Promise<void> {
     this.#offState?.();
-    await this.#deps.balancer.remove(this.#lease);
+    await this.#deps.rounds.remove(this.#lease);
     this.#listeners.clear();
     this.#resyncs.clear();
   }

@@ -1,18 +1,20 @@
-// One alarm lease against a real redis-server: a lease whose watch fails to start (the stored journal could not
-// be read, say Redis timed out right after the lease was taken) is given back at once instead of being renewed
-// with nobody watching the PLC, and the next round takes it again.
+// Alarm leases against a real redis-server: a lease whose watch fails to start (the stored journal could not be
+// read, say Redis timed out right after the lease was taken) is given back at once instead of being renewed with
+// nobody watching the PLC, and the next round takes it again; the lease members' ranks go by seniority, and a
+// member that lapses comes back as the most junior.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { AlarmLease, type LeaseShare } from '../../src/cluster/alarm-lease.ts';
-import { alarmKeys } from '../../src/cluster/alarm-scripts.ts';
+import { alarmKeys, leaseRound } from '../../src/cluster/alarm-scripts.ts';
+import { clusterKey } from '../../src/cluster/cluster.ts';
 import { RedisLink, type ClusterLog } from '../../src/cluster/redis-link.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 const quiet: ClusterLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Room for every lease this replica is offered. */
-const roomy: LeaseShare = { claim: () => true, unclaim: () => undefined };
+const roomy: LeaseShare = { graceMs: 0, claim: () => true, unclaim: () => undefined };
 
 describe('alarm lease', () => {
   let redis: RedisServer;
@@ -69,5 +71,28 @@ describe('alarm lease', () => {
     assert.notEqual(acquisitions[1], acquisitions[0], 'taken again under a new fencing token');
     await lease.stop();
     assert.equal(await link.commands.get(keys.lease), null);
+  });
+
+  it('ranks the lease members by when they joined; one that lapses rejoins below the others', async () => {
+    const member = (...parts: string[]) => clusterKey('alarm-members', 'test', ...parts);
+    const keys = [member(), member('joined'), member('joins')];
+    const windowMs = 1000;
+    const round = async (id: string): Promise<number> =>
+      (await link.eval('alarm-lease', leaseRound, keys, [id, windowMs])) as number;
+
+    assert.equal(await round('replica-b'), 0, 'the first to join is the senior');
+    assert.equal(await round('replica-a'), 1, 'seniority, not the name, ranks');
+    assert.equal(await round('replica-c'), 2);
+    assert.equal(await round('replica-b'), 0, 'rounds keep the rank');
+    assert.equal(await round('replica-a'), 1);
+
+    // b's last round falls out of the window while a and c go on: a and c move up, b rejoins last.
+    await new Promise((resolve) => setTimeout(resolve, windowMs / 2 + 10));
+    await round('replica-a');
+    await round('replica-c');
+    await new Promise((resolve) => setTimeout(resolve, windowMs / 2 + 10));
+    assert.equal(await round('replica-a'), 0, 'the senior lapsed: the next in rank is the senior');
+    assert.equal(await round('replica-c'), 1);
+    assert.equal(await round('replica-b'), 2, 'a lapsed member joins again as the most junior');
   });
 });

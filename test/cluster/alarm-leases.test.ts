@@ -1,8 +1,8 @@
-// Alarm leases spread over three replicas in real processes: six PLCs (six targets on one sim-ads, each replica
-// reaching it through a TCP proxy of its own, so a test can cut one replica off the PLCs while the others keep
-// them), one Redis. A replica alone takes every lease; replicas that join get their share, handed over without a
-// second `raised`; a holder that loses its PLC connection hands its leases on and the journal goes on elsewhere;
-// once it reaches the PLCs again, the others offer it its share back.
+// Alarm leases over three replicas in real processes: six PLCs (six targets on one sim-ads, each replica reaching
+// it through a TCP proxy of its own, so a test can cut one replica off the PLCs while the others keep them), one
+// Redis. The leases gather on the senior replica: a replica alone takes every lease and keeps them when others
+// join below it; when it loses its PLC connection the others take its leases and the journal goes on; once it
+// reaches the PLCs again, they offer them back and it takes them over, with nothing raised twice.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -78,7 +78,7 @@ class PlcLink {
   }
 }
 
-describe('cluster: alarm leases spread over the replicas and follow PLC reachability', () => {
+describe('cluster: alarm leases gather on the senior replica and follow PLC reachability', () => {
   let redis: RedisServer;
   let sim: Awaited<ReturnType<typeof startSimAds>>;
   const links = new Map<string, PlcLink>();
@@ -167,69 +167,70 @@ describe('cluster: alarm leases spread over the replicas and follow PLC reachabi
 
   const raisedEvent = (code: string) => alarmEvent('raised', code);
 
-  it('a replica alone holds every lease; two that join get their share, and nothing is raised twice', async () => {
+  /** The first line of `replica`'s output so far that `match` accepts, or the next one. */
+  const seen = (replica: CliProcess, match: (line: string) => boolean): Promise<string> => {
+    const earlier = replica.output().split('\n').find(match);
+    return earlier !== undefined ? Promise.resolve(earlier) : replica.logged(match);
+  };
+
+  const ranked = (rank: number) => (line: string) =>
+    line.includes('alarm lease') && line.includes(`"rank":${rank}`);
+
+  /** Every line's journal, the same on every replica, without its seqs. */
+  const journals = async (): Promise<string[][]> => {
+    const kinds: string[][] = [];
+    for (const line of lines) {
+      const all = await Promise.all(['r1', 'r2', 'r3'].map((id) => history(replica(id), line)));
+      assert.deepEqual(all[1], all[0], line);
+      assert.deepEqual(all[2], all[0], line);
+      kinds.push((all[0] ?? []).map((i) => i.split(' ').slice(1).join(' ')));
+    }
+    return kinds;
+  };
+
+  it('a replica alone holds every lease and keeps them all when two join below it; nothing is raised twice', async () => {
     await start('r1', 1);
     await leasesUntil((held) => everyLineHeld(held) && counts(held).r1 === lines.length);
-    const seen = await new RawSse(`${replica('r1').url}/api/plcs/line6/alarms/stream`, headers).opened();
+    await seen(replica('r1'), ranked(0));
+    const seenBy = await new RawSse(`${replica('r1').url}/api/plcs/line6/alarms/stream`, headers).opened();
     await writeSlot(replica('r1'), 1, entry({ sKey: 'BEFORE_JOIN', ErrorType: 2 }));
     // Raised, or listed by the resync of a journal that started meanwhile.
-    await seen.next(
+    await seenBy.next(
       (e) =>
         raisedEvent('BEFORE_JOIN')(e) ||
         (e.event === 'resync' &&
           (e.data as { items: Array<{ code: string }> }).items.some((i) => i.code === 'BEFORE_JOIN')),
     );
 
-    await Promise.all([start('r2', 2), start('r3', 3)]);
-    const held = await leasesUntil(
-      (h) =>
-        everyLineHeld(h) &&
-        Object.values(counts(h)).every((n) => n === 2) &&
-        Object.keys(counts(h)).length === 3,
-    );
-    assert.deepEqual(counts(held), { r1: 2, r2: 2, r3: 2 });
-    // The leases that moved were taken over from the stored journal: BEFORE_JOIN stays raised once everywhere.
-    for (const line of lines) {
-      const journals = await Promise.all(['r1', 'r2', 'r3'].map((id) => history(replica(id), line)));
-      assert.deepEqual(journals[1], journals[0], line);
-      assert.deepEqual(journals[2], journals[0], line);
-      assert.deepEqual(
-        (journals[0] ?? []).map((i) => i.split(' ').slice(1).join(' ')),
-        ['raised BEFORE_JOIN'],
-        line,
-      );
-    }
-    seen.close();
+    // One after the other, so each has counted the members before the next joins: ranks by seniority.
+    await start('r2', 2);
+    await seen(replica('r2'), ranked(1));
+    await start('r3', 3);
+    await seen(replica('r3'), ranked(2));
+    assert.deepEqual(counts(await leases()), { r1: lines.length });
+    for (const kinds of await journals()) assert.deepEqual(kinds, ['raised BEFORE_JOIN']);
+    seenBy.close();
   });
 
-  it('a holder that loses its PLC connection hands its leases on; the journal goes on, then it gets its share back', async () => {
-    // Whichever of r2 and r3 holds more (r1 stays in reach: the test writes the PLC through it).
-    const before = await leases();
-    const cutOff = (counts(before).r2 ?? 0) >= (counts(before).r3 ?? 0) ? 'r2' : 'r3';
-    const watcher = replica(cutOff === 'r2' ? 'r3' : 'r2');
-    const line = lines.find((l) => before[l] === cutOff);
-    assert.ok(line !== undefined, `${cutOff} holds a lease`);
-    const client = await new RawSse(`${watcher.url}/api/plcs/${line}/alarms/stream`, headers).opened();
+  it('the senior cut off from its PLCs: the others take its leases and the journal goes on; back in reach, it takes them all over again', async () => {
+    const line = 'line3';
+    const client = await new RawSse(`${replica('r2').url}/api/plcs/${line}/alarms/stream`, headers).opened();
 
-    const gaveUp = replica(cutOff).logged((l) => l.includes('alarm lease given up'));
-    links.get(cutOff)?.cut();
+    const gaveUp = replica('r1').logged((l) => l.includes('alarm lease given up'));
+    links.get('r1')?.cut();
     await gaveUp;
     // Raised while no replica watches the line: the one that takes its lease derives it from its first snapshot.
-    await writeSlot(replica('r1'), 2, entry({ sKey: 'WHILE_CUT_OFF', ErrorType: 3 }));
+    await writeSlot(replica('r2'), 2, entry({ sKey: 'WHILE_CUT_OFF', ErrorType: 3 }));
     await client.next(raisedEvent('WHILE_CUT_OFF'));
-    // The cut-off replica still takes part in the rounds, so the others' shares are full: they take its leases
-    // once these have stayed free for the grace time.
-    await leasesUntil((h) => everyLineHeld(h) && Object.values(h).every((id) => id !== cutOff));
-    const journal = await history(replica('r1'), line);
-    assert.deepEqual(
-      journal.map((i) => i.split(' ').slice(1).join(' ')),
-      ['raised BEFORE_JOIN', 'raised WHILE_CUT_OFF'],
-    );
-    assert.deepEqual(await history(watcher, line), journal);
+    // r1 still takes part in the rounds as the senior: the others take its leases once they have stayed free for
+    // their grace time (r2's first, being next in rank; r3's if r2 is slow).
+    await leasesUntil((h) => everyLineHeld(h) && Object.values(h).every((id) => id !== 'r1'));
     client.close();
 
-    // Back in reach: the replicas above their share offer it a lease each round, which it takes over.
-    links.get(cutOff)?.restore();
-    await leasesUntil((h) => everyLineHeld(h) && Object.values(counts(h)).join() === '2,2,2');
+    // Back in reach: the others offer it a lease each round, which it takes over from the stored journal.
+    links.get('r1')?.restore();
+    await leasesUntil((h) => everyLineHeld(h) && counts(h).r1 === lines.length);
+    for (const kinds of await journals())
+      assert.deepEqual(kinds, ['raised BEFORE_JOIN', 'raised WHILE_CUT_OFF']);
   });
 });
