@@ -1,5 +1,5 @@
-// One PLC's alarm lease as seen from this replica: tried for while the replica reaches the PLC and has room in its
-// share of the leases (or when the lease has stayed free for the share's grace time: the replicas above this one
+// One PLC's alarm lease as seen from this replica: tried for while the replica reaches the PLC and is the senior
+// of the lease members (or when the lease has stayed free for its rank's grace time: the replicas above this one
 // cannot reach the PLC), renewed while held, released when the PLC is out of reach or the replica stops, offered to
 // the senior replica, and reported lost as soon as Redis says another replica holds it (or Redis has been
 // unreachable for the lease's whole time to live). The rounds are driven by LeaseRounds.
@@ -16,14 +16,12 @@ export interface LeaseHandlers {
   epoch(epoch: number | undefined): void;
 }
 
-/** How many more free leases this replica may take in this round, and how long one beyond them must stay free. */
-export interface LeaseShare {
-  /** How long a lease must have been seen free before this replica takes it without a place in the share. */
+/** This replica's standing among the lease members, as of the current round. */
+export interface LeaseStanding {
+  /** The senior takes every free lease and every lease offered to it. */
+  readonly senior: boolean;
+  /** How long a lease must have been seen free before a replica that is not the senior takes it. */
   readonly graceMs: number;
-  /** Takes one place of the share; false when it is full. */
-  claim(): boolean;
-  /** Gives a claimed place back (the lease was not free after all). */
-  unclaim(): void;
 }
 
 /** The lease key lives three quarters of the lease time; rounds come five times in it. */
@@ -41,7 +39,7 @@ export class AlarmLease {
   #value: string | undefined;
   #renewedAt = 0;
   #ticking: Promise<void> | undefined;
-  /** Since when this replica has seen the lease free without taking it (no place in its share). */
+  /** Since when this replica has seen the lease free without taking it (it is not the senior). */
   #freeSince: number | undefined;
 
   /**
@@ -84,8 +82,8 @@ export class AlarmLease {
    * One round: renew (`offer`: and offer the lease to the senior replica, which takes it over at its next round;
    * until then this one keeps watching) or try to take; concurrent calls share one round.
    */
-  tick(share: LeaseShare, offer = false): Promise<void> {
-    this.#ticking ??= this.#round(share, offer)
+  tick(standing: LeaseStanding, offer = false): Promise<void> {
+    this.#ticking ??= this.#round(standing, offer)
       .catch((err: unknown) =>
         this.#log.warn({ key: this.#keys.lease, err: (err as Error).message }, 'alarm lease round failed'),
       )
@@ -93,7 +91,7 @@ export class AlarmLease {
     return this.#ticking;
   }
 
-  async #round(share: LeaseShare, offer: boolean): Promise<void> {
+  async #round(standing: LeaseStanding, offer: boolean): Promise<void> {
     const value = this.#value;
     if (value !== undefined) {
       if (!this.#handlers.canHold()) {
@@ -124,24 +122,15 @@ export class AlarmLease {
       this.#handlers.epoch(epochOf(epoch ?? ''));
       return;
     }
-    const claimed = share.claim();
-    const graceOver = this.#freeSince !== undefined && Date.now() - this.#freeSince >= share.graceMs;
-    let answer: [number, string, string, string, number];
-    try {
-      answer = (await this.#link.eval(
-        'alarm-lease',
-        acquireLease,
-        [this.#keys.lease, this.#keys.fence, this.#keys.state, this.#keys.offer],
-        [this.#replicaId, this.#ttlMs, claimed ? 'share' : graceOver ? 'grace' : 'look'],
-      )) as [number, string, string, string, number];
-    } catch (err) {
-      if (claimed) share.unclaim();
-      throw err;
-    }
-    const [token, epoch, holder, renewed, available] = answer;
+    const graceOver = this.#freeSince !== undefined && Date.now() - this.#freeSince >= standing.graceMs;
+    const [token, epoch, holder, renewed, available] = (await this.#link.eval(
+      'alarm-lease',
+      acquireLease,
+      [this.#keys.lease, this.#keys.fence, this.#keys.state, this.#keys.offer],
+      [this.#replicaId, this.#ttlMs, standing.senior ? 'senior' : graceOver ? 'grace' : 'look'],
+    )) as [number, string, string, string, number];
     this.#handlers.epoch(epochOf(epoch));
     if (token === 0) {
-      if (claimed) share.unclaim();
       // Only a free lease waits out the grace time: an offered one is watched by its holder meanwhile.
       this.#freeSince = available === 1 ? (this.#freeSince ?? Date.now()) : undefined;
       return;

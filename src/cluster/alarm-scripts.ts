@@ -35,7 +35,7 @@ const redisNowMs = `local function now_ms()
 end
 `;
 
-// KEYS lease, fence, state, offer; ARGV ReplicaId, ttl ms, 'share' (to take a free or offered lease), 'grace'
+// KEYS lease, fence, state, offer; ARGV ReplicaId, ttl ms, 'senior' (to take a free or offered lease), 'grace'
 // (a free one only) or 'look'. -> { token or 0, epoch, previous holder (whose lease expired), its last renewal,
 // 1 when the lease is free or 2 offered (and was not taken) }. A lease already held by this replica is kept (same token): the caller takes
 // over from the stored state again. Taking an offered lease fences its holder at once.
@@ -49,7 +49,7 @@ if current then
     return { tonumber(token), epoch, '', '0', 0 }
   end
   if redis.call('GET', KEYS[4]) ~= current then return { 0, epoch, '', '0', 0 } end
-  if ARGV[3] ~= 'share' then return { 0, epoch, '', '0', 2 } end
+  if ARGV[3] ~= 'senior' then return { 0, epoch, '', '0', 2 } end
   redis.call('DEL', KEYS[4])
   local next = redis.call('INCR', KEYS[2])
   redis.call('SET', KEYS[1], next .. '|' .. ARGV[1], 'PX', ARGV[2])

@@ -9,7 +9,7 @@
 // goes on from the stored journal, so nothing is raised twice or missed and no lease is left unwatched. A replica
 // that dies leaves the members as its leases expire, so the next in rank is the senior in time to take them within
 // the lease time; one that comes back joins as the most junior, so the leases do not move back and forth.
-import type { AlarmLease, LeaseShare } from './alarm-lease.ts';
+import type { AlarmLease } from './alarm-lease.ts';
 import { leaseTimes } from './alarm-lease.ts';
 import { leaseRound } from './alarm-scripts.ts';
 import { clusterKey, type Cluster } from './cluster.ts';
@@ -18,30 +18,6 @@ import type { ClusterLog } from './redis-link.ts';
 const membersKey = clusterKey('alarm-members');
 const joinedKey = clusterKey('alarm-members', 'joined');
 const joinsKey = clusterKey('alarm-members', 'joins');
-
-class RankShare implements LeaseShare {
-  #room: number;
-  readonly graceMs: number;
-
-  constructor(room: number, graceMs: number) {
-    this.#room = room;
-    this.graceMs = graceMs;
-  }
-
-  get room(): number {
-    return this.#room;
-  }
-
-  claim(): boolean {
-    if (this.#room <= 0) return false;
-    this.#room -= 1;
-    return true;
-  }
-
-  unclaim(): void {
-    this.#room += 1;
-  }
-}
 
 export class LeaseRounds {
   readonly #cluster: Cluster;
@@ -129,15 +105,8 @@ export class LeaseRounds {
     }
     // Until a round has counted the members, as the senior: free leases are free, offered ones have a holder.
     const rank = this.#rank ?? 0;
-    const held = this.#leases.filter((lease) => lease.held);
-    const share = new RankShare(rank === 0 ? this.#leases.length - held.length : 0, rank * 2 * this.#tickMs);
-    const rounds = held.map((lease) => lease.tick(share, rank > 0));
-    // While there is room, one lease after the other, so a lease that is not free gives its place back before
-    // the next one tries; then the rest only look (and wait out the grace time).
-    for (const lease of this.#leases.filter((l) => !l.held)) {
-      if (share.room > 0) await lease.tick(share);
-      else rounds.push(lease.tick(share));
-    }
-    await Promise.all(rounds);
+    const standing = { senior: rank === 0, graceMs: rank * 2 * this.#tickMs };
+    // Below the senior, a held lease is offered to it at every renewal.
+    await Promise.all(this.#leases.map((lease) => lease.tick(standing, rank > 0)));
   }
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { AlarmLease, type LeaseShare } from '../../src/cluster/alarm-lease.ts';
+import { AlarmLease, type LeaseStanding } from '../../src/cluster/alarm-lease.ts';
 import { alarmKeys, leaseRound } from '../../src/cluster/alarm-scripts.ts';
 import { clusterKey } from '../../src/cluster/cluster.ts';
 import { RedisLink, type ClusterLog } from '../../src/cluster/redis-link.ts';
@@ -13,8 +13,8 @@ import { RedisServer } from '../helpers/redis-server.ts';
 
 const quiet: ClusterLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** Room for every lease this replica is offered. */
-const roomy: LeaseShare = { graceMs: 0, claim: () => true, unclaim: () => undefined };
+/** The senior: takes every free lease. */
+const senior: LeaseStanding = { senior: true, graceMs: 0 };
 
 describe('alarm lease', () => {
   let redis: RedisServer;
@@ -58,13 +58,13 @@ describe('alarm lease', () => {
       quiet,
     );
 
-    await lease.tick(roomy);
+    await lease.tick(senior);
     assert.equal(acquisitions.length, 1);
     assert.equal(lease.held, false, 'a lease whose watch failed is not held');
     assert.deepEqual(losses, ['the watch did not start']);
     assert.equal(await link.commands.get(keys.lease), null, 'and it is free in Redis for any replica');
 
-    await lease.tick(roomy);
+    await lease.tick(senior);
     assert.equal(acquisitions.length, 2);
     assert.equal(lease.held, true);
     assert.equal(await link.commands.get(keys.lease), acquisitions[1]);
