@@ -2,7 +2,8 @@
 // it through a TCP proxy of its own, so a test can cut one replica off the PLCs while the others keep them), one
 // Redis. The leases gather on the senior replica: a replica alone takes every lease and keeps them when others
 // join below it; when it loses its PLC connection the others take its leases and the journal goes on; once it
-// reaches the PLCs again, they offer them back and it takes them over, with nothing raised twice.
+// reaches the PLCs again, they offer them back and it takes them over, with nothing raised twice; when it dies,
+// the next in rank takes every lease over.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -173,13 +174,12 @@ describe('cluster: alarm leases gather on the senior replica and follow PLC reac
     return earlier !== undefined ? Promise.resolve(earlier) : replica.logged(match);
   };
 
-  /** Every line's journal, the same on every replica, without its seqs. */
+  /** Every line's journal, the same on every running replica, without its seqs. */
   const journals = async (): Promise<string[][]> => {
     const kinds: string[][] = [];
     for (const line of lines) {
-      const all = await Promise.all(['r1', 'r2', 'r3'].map((id) => history(replica(id), line)));
-      assert.deepEqual(all[1], all[0], line);
-      assert.deepEqual(all[2], all[0], line);
+      const all = await Promise.all([...replicas.values()].map((r) => history(r, line)));
+      for (const other of all.slice(1)) assert.deepEqual(other, all[0], line);
       kinds.push((all[0] ?? []).map((i) => i.split(' ').slice(1).join(' ')));
     }
     return kinds;
@@ -224,10 +224,44 @@ describe('cluster: alarm leases gather on the senior replica and follow PLC reac
     await leasesUntil((h) => everyLineHeld(h) && Object.values(h).every((id) => id !== 'r1'));
     client.close();
 
-    // Back in reach: the others offer it a lease each round, which it takes over from the stored journal.
+    // Back in reach: the others offer it their leases at every round; it takes them over from the stored journal.
     links.get('r1')?.restore();
     await leasesUntil((h) => everyLineHeld(h) && counts(h).r1 === lines.length);
     for (const kinds of await journals())
       assert.deepEqual(kinds, ['raised BEFORE_JOIN', 'raised WHILE_CUT_OFF']);
+  });
+
+  it('the senior SIGKILLed: the next in rank takes every lease over, and an alarm raised meanwhile is journaled once', async () => {
+    const takeovers = async (id: string): Promise<number> => {
+      const text = await (await fetch(`${replica(id).url}/metrics`)).text();
+      return Number(/^cluster_alarm_lease_takeovers_total (\d+)$/m.exec(text)?.[1]);
+    };
+    const before = { r2: await takeovers('r2'), r3: await takeovers('r3') };
+    const clients = await Promise.all(
+      ['r2', 'r3'].flatMap((id) =>
+        lines.map((line) =>
+          new RawSse(`${replica(id).url}/api/plcs/${line}/alarms/stream`, headers).opened(),
+        ),
+      ),
+    );
+
+    await replica('r1').kill();
+    replicas.delete('r1');
+    // Raised while no replica watches the PLC: each new holder derives it from its first snapshot.
+    await writeSlot(replica('r2'), 3, entry({ sKey: 'WHILE_DEAD', ErrorType: 1 }));
+    const held = await leasesUntil(
+      (h) => everyLineHeld(h) && new Set(Object.values(h)).size === 1 && h.line1 !== 'r1',
+    );
+    // Every line's new holder has appended it, and both survivors' copies hold it.
+    await Promise.all(clients.map((client) => client.next(raisedEvent('WHILE_DEAD'))));
+    for (const client of clients) client.close();
+    const next = held.line1 === 'r2' ? 'r2' : 'r3';
+    // A takeover counts at the new holder's first append, which comes after its lease shows.
+    let took: number;
+    while ((took = (await takeovers(next)) - before[next]) < lines.length)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(took, lines.length, 'one takeover per PLC');
+    for (const kinds of await journals())
+      assert.deepEqual(kinds, ['raised BEFORE_JOIN', 'raised WHILE_CUT_OFF', 'raised WHILE_DEAD']);
   });
 });
