@@ -385,8 +385,13 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     watch.sinceSnapshot = withSnapshot ? 0 : watch.sinceSnapshot + count;
     if (this.#takeoverFromMs !== undefined) {
       const [, , redisMs] = answer as [string, string, number];
-      this.#deps.metrics.tookOver(Math.max(0, redisMs - this.#takeoverFromMs) / 1000);
+      const seconds = Math.max(0, redisMs - this.#takeoverFromMs) / 1000;
+      this.#deps.metrics.tookOver(seconds);
       this.#takeoverFromMs = undefined;
+      this.#deps.log.info(
+        { plcId: this.plcId, seconds },
+        'alarm lease taken over: first transitions appended',
+      );
     }
   }
 }

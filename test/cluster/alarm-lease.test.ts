@@ -76,7 +76,7 @@ describe('alarm lease', () => {
   it('ranks the lease members by when they joined; one that lapses rejoins below the others', async () => {
     const member = (...parts: string[]) => clusterKey('alarm-members', 'test', ...parts);
     const keys = [member(), member('joined'), member('joins')];
-    const windowMs = 1000;
+    const windowMs = 60_000;
     const round = async (id: string): Promise<number> =>
       (await link.eval('alarm-lease', leaseRound, keys, [id, windowMs])) as number;
 
@@ -86,11 +86,10 @@ describe('alarm lease', () => {
     assert.equal(await round('replica-b'), 0, 'rounds keep the rank');
     assert.equal(await round('replica-a'), 1);
 
-    // b's last round falls out of the window while a and c go on: a and c move up, b rejoins last.
-    await new Promise((resolve) => setTimeout(resolve, windowMs / 2 + 10));
-    await round('replica-a');
-    await round('replica-c');
-    await new Promise((resolve) => setTimeout(resolve, windowMs / 2 + 10));
+    // b's last round falls out of the window (dated back past it, as if b had stopped a window ago) while a and c
+    // go on: a and c move up, b rejoins last.
+    const [seconds] = await link.commands.time();
+    await link.commands.zadd(keys[0] as string, Number(seconds) * 1000 - windowMs - 1, 'replica-b');
     assert.equal(await round('replica-a'), 0, 'the senior lapsed: the next in rank is the senior');
     assert.equal(await round('replica-c'), 1);
     assert.equal(await round('replica-b'), 2, 'a lapsed member joins again as the most junior');
