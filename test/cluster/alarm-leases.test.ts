@@ -174,22 +174,6 @@ describe('cluster: alarm leases gather on the senior replica and follow PLC reac
     return earlier !== undefined ? Promise.resolve(earlier) : replica.logged(match);
   };
 
-  /** Resolves once `replica` has logged `n` takeovers from now on. */
-  const takeoverLines = (replica: CliProcess, n: number): Promise<void> =>
-    new Promise((done) => {
-      let seen = 0;
-      let rest = '';
-      const onData = (chunk: Buffer): void => {
-        const lines = (rest + chunk.toString()).split('\n');
-        rest = lines.pop() ?? '';
-        seen += lines.filter((l) => l.includes('alarm lease taken over')).length;
-        if (seen < n) return;
-        replica.child.stdout?.off('data', onData);
-        done();
-      };
-      replica.child.stdout?.on('data', onData);
-    });
-
   /** Every line's journal, the same on every running replica, without its seqs. */
   const journals = async (): Promise<string[][]> => {
     const kinds: string[][] = [];
@@ -261,10 +245,9 @@ describe('cluster: alarm leases gather on the senior replica and follow PLC reac
       ),
     );
 
-    const tookOver = {
-      r2: takeoverLines(replica('r2'), lines.length),
-      r3: takeoverLines(replica('r3'), lines.length),
-    };
+    const tookOver = (id: string) =>
+      replica(id).logged((l) => l.includes('alarm lease taken over'), lines.length);
+    const tookOverBy = { r2: tookOver('r2'), r3: tookOver('r3') };
     await replica('r1').kill();
     replicas.delete('r1');
     // Raised while no replica watches the PLC: each new holder derives it from its first snapshot.
@@ -277,7 +260,7 @@ describe('cluster: alarm leases gather on the senior replica and follow PLC reac
     for (const client of clients) client.close();
     const next = held.line1 === 'r2' ? 'r2' : 'r3';
     // A takeover counts at the new holder's first append, which comes after its lease shows.
-    await tookOver[next];
+    await tookOverBy[next];
     assert.equal((await takeovers(next)) - before[next], lines.length, 'one takeover per PLC');
     for (const kinds of await journals())
       assert.deepEqual(kinds, ['raised BEFORE_JOIN', 'raised WHILE_CUT_OFF', 'raised WHILE_DEAD']);

@@ -36,14 +36,15 @@ export class CliProcess {
     return new CliProcess(child, url, () => output);
   }
 
-  /** Resolves with the first line of output (from now on) that `match` accepts. */
-  logged(match: (line: string) => boolean): Promise<string> {
+  /** Resolves with the `times`th line of output (from now on) that `match` accepts. */
+  logged(match: (line: string) => boolean, times = 1): Promise<string> {
     return new Promise((done) => {
       let rest = '';
+      let seen = 0;
       const onData = (chunk: Buffer): void => {
         const lines = (rest + chunk.toString()).split('\n');
         rest = lines.pop() ?? '';
-        const hit = lines.find(match);
+        const hit = lines.find((line) => match(line) && ++seen === times);
         if (hit === undefined) return;
         this.child.stdout?.off('data', onData);
         done(hit);
