@@ -25,6 +25,7 @@ export const errorCatalog = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
   RATE_LIMITED: { status: 429, message: 'Rate limit exceeded.' },
   CONNECTION_LIMIT: { status: 429, message: 'Too many open stream connections.' },
+  CONCURRENCY_LIMIT: { status: 429, message: 'Too many long-running calls at once.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   FEATURE_DISABLED: { status: 501, message: 'This feature is disabled.' },
   TYPE_NOT_SUPPORTED: { status: 501, message: 'The gateway cannot read or write values of this PLC type.' },

@@ -240,6 +240,21 @@ export const SettingsSchema = Type.Object(
         MaxSessions: PositiveInt(500, 'open MCP sessions in all'),
         WatchMaxSeconds: PositiveInt(60, 'longest watch_variables run'),
         WatchMaxSymbols: PositiveInt(10, 'symbols one watch_variables call samples'),
+        WatchMinIntervalMs: Type.Integer({
+          minimum: 1,
+          maximum: 10_000,
+          default: 100,
+          description: 'shortest time between two samples of a watch_variables call (ms, at most 10000)',
+        }),
+        MaxConcurrentToolsPerUser: PositiveInt(
+          3,
+          'long-running tool calls (watch_variables) one user (sub) may have running at once',
+        ),
+        MaxConcurrentTools: PositiveInt(
+          30,
+          'long-running tool calls (watch_variables) running at once in all',
+        ),
+        MaxBodyBytes: PositiveInt(1024 * 1024, 'largest POST /mcp body (bytes); larger is 413'),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,12 +1,14 @@
 // /mcp (flag Mcp): the Model Context Protocol over Streamable HTTP (POST requests, GET server stream, DELETE to
 // end a session). The guards verify the bearer token first, so a bad token is a 401 before any MCP message;
-// each session belongs to its user and is served by its own SDK transport and server.
+// each session belongs to its user and is served by its own SDK transport and server. Every JSON-RPC message
+// spends the caller's GlobalPerUser budget, a batch one per message (the POST itself spent the first).
 import { randomUUID } from 'node:crypto';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createAdmission } from '../../guards/admission.ts';
 import { principalOf } from '../../guards/install-guards.ts';
+import type { RateLimits } from '../../guards/rate-limit/rate-limits.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { attachPrincipal } from './caller.ts';
 import { createGuarded } from './guarded.ts';
@@ -15,6 +17,7 @@ import { resourcesPart } from './resources.ts';
 import { createSessionServer, type SessionPart } from './session-server.ts';
 import { SessionTable, type SessionHandle } from './sessions.ts';
 import { ToolRunner } from './tool-kit.ts';
+import { ToolSlots } from './tool-slots.ts';
 import { allTools } from './tools/index.ts';
 
 interface Session extends SessionHandle {
@@ -36,6 +39,7 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
     admit,
     routes: context.routes,
     audit: context.audit,
+    slots: new ToolSlots({ perUser: settings.MaxConcurrentToolsPerUser, total: settings.MaxConcurrentTools }),
     log,
   });
   const guarded = createGuarded(admit, context.routes);
@@ -86,8 +90,12 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
       hide: !config.features.Mcp,
     },
     config: { feature: 'Mcp', authenticate: true },
+    // Past it fastify answers 413 PAYLOAD_TOO_LARGE in the envelope without reading on; a body sent too slowly is
+    // cut by the server's Http.RequestTimeoutMs, as on every route.
+    bodyLimit: settings.MaxBodyBytes,
     handler: async (request, reply) => {
       const principal = principalOf(request);
+      await spendPerMessage(context.limits, principal.sub, request.body);
       await sessions.sweep();
       const header = request.headers['mcp-session-id'];
       let session: Session | undefined;
@@ -97,30 +105,55 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
         if (session === undefined)
           return rpcError(reply, 404, -32001, 'Session not found; initialize a new one.');
       } else if (request.method === 'POST' && isInitializeRequest(request.body)) {
-        sessions.checkRoom(principal.sub);
-        session = await open(principal.sub);
+        // Held until the transport has added the session (or refused the request), so initializations sent at
+        // the same moment cannot all pass the check before any is counted.
+        const reserved = sessions.reserve(principal.sub);
+        try {
+          session = await open(principal.sub);
+          return await serve(session, request, reply);
+        } finally {
+          reserved();
+        }
       } else {
         return rpcError(reply, 400, -32000, 'Send the Mcp-Session-Id header, or initialize a session first.');
       }
-      attachPrincipal(request.raw, principal);
-      if (request.method === 'GET') {
-        const listening = session;
-        listening.openStreams++;
-        request.raw.once('close', () => void listening.openStreams--);
-      }
-      reply.hijack();
-      try {
-        await session.transport.handleRequest(request.raw, reply.raw, request.body);
-      } catch (err) {
-        log.error({ err }, 'MCP request failed');
-        if (!reply.raw.headersSent) {
-          reply.raw.writeHead(500, { 'Content-Type': 'application/json' });
-          reply.raw.end(JSON.stringify(rpcBody(-32603, 'Internal error')));
-        }
-      }
+      return serve(session, request, reply);
     },
   });
+
+  const serve = async (
+    session: Session,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
+    attachPrincipal(request.raw, principalOf(request));
+    if (request.method === 'GET') {
+      const listening = session;
+      listening.openStreams++;
+      request.raw.once('close', () => void listening.openStreams--);
+    }
+    reply.hijack();
+    try {
+      await session.transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (err) {
+      log.error({ err }, 'MCP request failed');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'Content-Type': 'application/json' });
+        reply.raw.end(JSON.stringify(rpcBody(-32603, 'Internal error')));
+      }
+    }
+    return reply;
+  };
 };
+
+/** A batch spends GlobalPerUser once per message beyond the first; refused (429) as soon as the budget is out. */
+async function spendPerMessage(limits: RateLimits, sub: string, body: unknown): Promise<void> {
+  if (!Array.isArray(body)) return;
+  for (let i = 1; i < body.length; i++) {
+    const spent = limits.global(sub);
+    if (spent instanceof Promise) await spent;
+  }
+}
 
 function rpcBody(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };

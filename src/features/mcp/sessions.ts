@@ -24,6 +24,9 @@ export interface SessionLimits {
 
 export class SessionTable<S extends SessionHandle> {
   readonly #entries = new Map<string, Entry<S>>();
+  /** Places taken by initializations under way, per user; counted as sessions until they end. */
+  readonly #pending = new Map<string, number>();
+  #pendingTotal = 0;
   readonly #limits: SessionLimits;
   readonly #now: Clock;
 
@@ -36,16 +39,36 @@ export class SessionTable<S extends SessionHandle> {
     return this.#entries.size;
   }
 
-  /** 429 CONNECTION_LIMIT when the user, or the gateway, holds as many sessions as allowed. */
-  checkRoom(sub: string): void {
-    const own = [...this.#entries.values()].filter((e) => e.sub === sub).length;
+  /**
+   * Takes a place for a session being initialized, or throws 429 CONNECTION_LIMIT when the user, or the gateway,
+   * holds as many sessions as allowed. The returned function gives the place back (once): call it when the
+   * initialization has ended, whether it added the session or not.
+   */
+  reserve(sub: string): () => void {
+    this.#checkRoom(sub);
+    this.#pending.set(sub, (this.#pending.get(sub) ?? 0) + 1);
+    this.#pendingTotal++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#pendingTotal--;
+      const left = (this.#pending.get(sub) ?? 1) - 1;
+      if (left === 0) this.#pending.delete(sub);
+      else this.#pending.set(sub, left);
+    };
+  }
+
+  #checkRoom(sub: string): void {
+    const own =
+      [...this.#entries.values()].filter((e) => e.sub === sub).length + (this.#pending.get(sub) ?? 0);
     if (own >= this.#limits.maxPerUser) {
       throw new AppError(
         'CONNECTION_LIMIT',
         `This user already holds ${own} MCP sessions (Mcp.MaxSessionsPerUser); end one with DELETE /mcp.`,
       );
     }
-    if (this.#entries.size >= this.#limits.maxTotal) {
+    if (this.#entries.size + this.#pendingTotal >= this.#limits.maxTotal) {
       throw new AppError(
         'CONNECTION_LIMIT',
         'The gateway holds as many MCP sessions as it allows (Mcp.MaxSessions).',

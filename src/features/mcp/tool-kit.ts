@@ -13,6 +13,7 @@ import type { AuditNote } from '../../http/audit-hooks.ts';
 import { renderError } from '../../http/error-handler.ts';
 import type { RouteCatalog, RouteKey } from '../../http/route-catalog.ts';
 import type { PlcTarget } from '../../targets/target.ts';
+import type { ToolSlots } from './tool-slots.ts';
 
 /** The caller of one MCP request, as the /mcp route verified it. */
 export interface Caller {
@@ -44,6 +45,8 @@ export interface ToolSpec<I extends TObject> {
   readonly auditTarget?: (args: Static<I>) => string;
   /** Changes nothing on the PLC (the readOnlyHint agents show their users). */
   readonly readOnly: boolean;
+  /** Keeps reading the PLC for a while (seconds): each call holds one of the places ToolSlots bounds. */
+  readonly longRunning?: boolean;
   run(args: Static<I>, call: ToolCall): Promise<object> | object;
 }
 
@@ -62,6 +65,8 @@ export interface ToolRunnerDeps {
   readonly admit: Admit;
   readonly routes: RouteCatalog;
   readonly audit: AuditTrail;
+  /** The places long-running tools take while they run. */
+  readonly slots: ToolSlots;
   readonly log: { error(fields: object, message: string): void; info(fields: object, message: string): void };
 }
 
@@ -118,11 +123,18 @@ export class ToolRunner {
       target = admitted.target;
       await admitted.spent;
       checkArguments(tool, given);
-      const data = await spec.run(given, {
-        ...caller,
-        target,
-        note: (more) => void (note = { ...note, ...more }),
-      });
+      // Taken last, so a call refused for any other reason holds no place.
+      const release = spec.longRunning ? this.#deps.slots.take(caller.principal.sub, name) : undefined;
+      let data: object;
+      try {
+        data = await spec.run(given, {
+          ...caller,
+          target,
+          note: (more) => void (note = { ...note, ...more }),
+        });
+      } finally {
+        release?.();
+      }
       failure = note.error;
       return {
         content: [{ type: 'text', text: JSON.stringify(data) }],

@@ -11,8 +11,9 @@ import type { ToolDeps } from './deps.ts';
 import { PlcId, strict, SymbolPath } from './inputs.ts';
 import { targetOf } from './plcs.ts';
 
-export const minIntervalMs = 100;
+/** The longest interval; the shortest is Mcp.WatchMinIntervalMs. */
 export const maxIntervalMs = 10_000;
+const defaultIntervalMs = 1000;
 
 export interface WatchSeries {
   typeName: string | null;
@@ -90,14 +91,21 @@ function record(
 }
 
 export function watchTools({ context }: ToolDeps): Tool[] {
-  const { WatchMaxSeconds: maxSeconds, WatchMaxSymbols: maxSymbols } = context.config.settings.Mcp;
+  const {
+    WatchMaxSeconds: maxSeconds,
+    WatchMaxSymbols: maxSymbols,
+    WatchMinIntervalMs: minIntervalMs,
+    MaxConcurrentToolsPerUser: perUser,
+  } = context.config.settings.Mcp;
+  const fallbackMs = Math.max(defaultIntervalMs, minIntervalMs);
   return [
     defineTool({
       name: 'watch_variables',
       title: 'Watch variables',
       description:
         `Samples up to ${maxSymbols} variables every intervalMs for seconds (1-${maxSeconds}) and answers each one's ` +
-        'series, a point per change: use it to see values move (agents cannot hold a stream). The call lasts that long.',
+        'series, a point per change: use it to see values move (agents cannot hold a stream). The call lasts that ' +
+        `long; a user runs at most ${perUser} such calls at once (CONCURRENCY_LIMIT beyond).`,
       input: Type.Object(
         {
           plcId: PlcId,
@@ -115,8 +123,8 @@ export function watchTools({ context }: ToolDeps): Tool[] {
             Type.Integer({
               minimum: minIntervalMs,
               maximum: maxIntervalMs,
-              default: 1000,
-              description: `Time between samples, ${minIntervalMs}-${maxIntervalMs} ms (default 1000)`,
+              default: fallbackMs,
+              description: `Time between samples, ${minIntervalMs}-${maxIntervalMs} ms (default ${fallbackMs})`,
             }),
           ),
         },
@@ -124,11 +132,12 @@ export function watchTools({ context }: ToolDeps): Tool[] {
       ),
       mirrors: 'GET /api/plcs/:plcId/variables',
       readOnly: true,
+      longRunning: true,
       run: ({ paths, seconds, intervalMs }, { target, signal }) =>
         watchVariables(
           targetOf(target),
           paths,
-          { seconds, intervalMs: intervalMs ?? 1000 },
+          { seconds, intervalMs: intervalMs ?? fallbackMs },
           { now: context.now, sleep: context.sleep, signal },
         ),
     }),
