@@ -4,10 +4,16 @@
 import {
   McpError,
   ErrorCode,
+  ReadResourceRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  ResourceTemplate,
+  type McpServer,
+  type RegisteredResource,
+  type RegisteredResourceTemplate,
+} from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { renderError } from '../../http/error-handler.ts';
 import type { FeatureContext } from '../../http/feature-context.ts';
@@ -17,6 +23,7 @@ import type { PlcTarget } from '../../targets/target.ts';
 import { listPlcs, plcStatus } from '../plcs/service.ts';
 import { callerOf, type HandlerExtra } from './caller.ts';
 import { routeEnabled, type Guarded } from './guarded.ts';
+import { decodeUriPart, decodeVariables, parseResourceUri } from './resource-uris.ts';
 import type { PartHandle, SessionPart } from './session-server.ts';
 import type { Caller } from './tool-kit.ts';
 import { alarmService, symbolBrowser } from './tools/deps.ts';
@@ -36,6 +43,8 @@ const routeOf = {
 
 /** A refused read as a protocol error that still carries the API's code (resources have no isError). */
 export function resourceError(err: unknown): McpError {
+  // Already a protocol error (a bad URI): it says what is wrong.
+  if (err instanceof McpError) return err;
   const { code, message, status } = renderError(err);
   const rpc = status === 404 ? -32002 : status >= 500 ? ErrorCode.InternalError : ErrorCode.InvalidRequest;
   return new McpError(rpc, `${code}: ${message}`, { code, message });
@@ -78,66 +87,90 @@ export function resourcesPart(
   };
 
   return (mcp: McpServer): PartHandle => {
-    mcp.registerResource(
-      'plcs',
+    const fixed = new Map<string, RegisteredResource>();
+    const templates: RegisteredResourceTemplate[] = [];
+    fixed.set(
       `${scheme}://plcs`,
-      {
-        title: 'PLCs',
-        description: 'The PLCs this token may see, as list_plcs answers',
-        mimeType: 'application/json',
-      },
-      (uri, extra) =>
-        read(routeOf.plcs, ({ principal }) => ({
-          plcs: listPlcs(registry.list(), (id) => canAccessPlc(principal, id)),
-        }))(uri, {}, extra),
-    );
-    mcp.registerResource(
-      'plc-status',
-      new ResourceTemplate(`${scheme}://plcs/{plcId}/status`, { list: (extra) => listed('status', extra) }),
-      {
-        title: 'PLC status',
-        description: 'Connection and ADS state; subscribe for connection changes',
-        mimeType: 'application/json',
-      },
-      read(routeOf.status, (_caller, target) => {
-        const plc = targetOf(target);
-        return plcStatus(plc, (err) => log.warn({ err, plcId: plc.id }, 'reading the ADS state failed'));
-      }),
-    );
-    if (enabled(routeOf.symbols)) {
       mcp.registerResource(
-        'plc-symbols',
-        new ResourceTemplate(`${scheme}://plcs/{plcId}/symbols`, {
-          list: (extra) => listed('symbols', extra),
-        }),
+        'plcs',
+        `${scheme}://plcs`,
         {
-          title: 'Top-level symbols',
-          description: 'The program’s top-level symbols, children counted',
+          title: 'PLCs',
+          description: 'The PLCs this token may see, as list_plcs answers',
           mimeType: 'application/json',
         },
-        read(routeOf.symbols, async (_caller, target) => {
-          const list = await symbolBrowser(context).list(targetOf(target), { flat: false });
-          return { ...limitTree(list, 0, maxBrowseNodes), total: list.length };
+        (uri, extra) =>
+          read(routeOf.plcs, ({ principal }) => ({
+            plcs: listPlcs(registry.list(), (id) => canAccessPlc(principal, id)),
+          }))(uri, {}, extra),
+      ),
+    );
+    templates.push(
+      mcp.registerResource(
+        'plc-status',
+        new ResourceTemplate(`${scheme}://plcs/{plcId}/status`, { list: (extra) => listed('status', extra) }),
+        {
+          title: 'PLC status',
+          description: 'Connection and ADS state; subscribe for connection changes',
+          mimeType: 'application/json',
+        },
+        read(routeOf.status, (_caller, target) => {
+          const plc = targetOf(target);
+          return plcStatus(plc, (err) => log.warn({ err, plcId: plc.id }, 'reading the ADS state failed'));
         }),
+      ),
+    );
+    if (enabled(routeOf.symbols)) {
+      templates.push(
+        mcp.registerResource(
+          'plc-symbols',
+          new ResourceTemplate(`${scheme}://plcs/{plcId}/symbols`, {
+            list: (extra) => listed('symbols', extra),
+          }),
+          {
+            title: 'Top-level symbols',
+            description: 'The program’s top-level symbols, children counted',
+            mimeType: 'application/json',
+          },
+          read(routeOf.symbols, async (_caller, target) => {
+            const list = await symbolBrowser(context).list(targetOf(target), { flat: false });
+            return { ...limitTree(list, 0, maxBrowseNodes), total: list.length };
+          }),
+        ),
       );
     }
     if (enabled(routeOf.alarms)) {
-      mcp.registerResource(
-        'plc-alarms',
-        new ResourceTemplate(`${scheme}://plcs/{plcId}/alarms`, {
-          list: (extra) => listed('alarms', extra, alarms().plcIds()),
-        }),
-        {
-          title: 'Outstanding alarms',
-          description: 'As list_alarms for one PLC; subscribe for transitions',
-          mimeType: 'application/json',
-        },
-        read(routeOf.alarms, (caller, target) => {
-          const service = alarms();
-          return service.list([service.monitor(targetOf(target).id).plcId], caller.cultures);
-        }),
+      templates.push(
+        mcp.registerResource(
+          'plc-alarms',
+          new ResourceTemplate(`${scheme}://plcs/{plcId}/alarms`, {
+            list: (extra) => listed('alarms', extra, alarms().plcIds()),
+          }),
+          {
+            title: 'Outstanding alarms',
+            description: 'As list_alarms for one PLC; subscribe for transitions',
+            mimeType: 'application/json',
+          },
+          read(routeOf.alarms, (caller, target) => {
+            const service = alarms();
+            return service.list([service.monitor(targetOf(target).id).plcId], caller.cultures);
+          }),
+        ),
       );
     }
+    // Replaces the SDK's read handler, which answers a string that is not a URI as an internal error and hands
+    // the template variables over still encoded (a malformed escape went unnoticed, a well-formed one named no PLC).
+    mcp.server.setRequestHandler(ReadResourceRequestSchema, (request, extra) => {
+      const raw = request.params.uri;
+      const uri = parseResourceUri(raw);
+      const exact = fixed.get(uri.href);
+      if (exact !== undefined) return exact.readCallback(uri, extra);
+      for (const template of templates) {
+        const variables = template.resourceTemplate.uriTemplate.match(uri.href);
+        if (variables !== null) return template.readCallback(uri, decodeVariables(raw, variables), extra);
+      }
+      throw new McpError(ErrorCode.InvalidParams, `Resource ${raw} not found`, { uri: raw });
+    });
 
     const subscriptions = new Map<string, () => void>();
     let closed = false;
@@ -154,7 +187,7 @@ export function resourcesPart(
       const [, plcId, kind] = match as unknown as [string, string, 'status' | 'alarms'];
       const caller = callerOf(extra);
       try {
-        const off = await guarded(routeOf[kind], caller, decodeURIComponent(plcId), (target) => {
+        const off = await guarded(routeOf[kind], caller, decodeUriPart(uri, plcId), (target) => {
           const notify = () => void mcp.server.sendResourceUpdated({ uri }).catch(() => undefined);
           if (kind === 'status') return targetOf(target).onConnectionState(notify);
           return alarms().monitor(targetOf(target).id).onTransitions(notify);

@@ -2,7 +2,7 @@
 // reads behind the routes' rules, an alarm raised by sim/step announced as notifications/resources/updated.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Signal } from '../../helpers/signal.ts';
 import { admin, line1Only, startMcpRig, viewer, type McpRig } from './fixture.ts';
 
@@ -143,4 +143,24 @@ test('diagnose_plc gathers status, alarms, journal and device state; a foreign P
     (await rig.connect(line1Only)).getPrompt({ name: 'diagnose_plc', arguments: { plcId: 'line2' } }),
     /PLC_ACCESS_DENIED/,
   );
+});
+
+test('a resource URI with a malformed %-escape, or no URI at all, is invalid params naming it', async () => {
+  const client = await rig.connect(viewer);
+  const invalid = (uri: string) => (err: unknown) => {
+    assert.ok(err instanceof McpError, `an McpError, not ${String(err)}`);
+    assert.equal(err.code, ErrorCode.InvalidParams, err.message);
+    assert.ok(err.message.includes(uri), `the message names ${uri}: ${err.message}`);
+    return true;
+  };
+  for (const uri of ['plc-gateway://plcs/%E0%A4%A/status', 'plc-gateway://plcs/%zz/alarms']) {
+    await assert.rejects(client.readResource({ uri }), invalid(uri));
+    await assert.rejects(client.subscribeResource({ uri }), invalid(uri));
+  }
+  await assert.rejects(client.readResource({ uri: 'no uri' }), invalid('no uri'));
+  // A well-formed escape names the PLC as its decoded id, as in an HTTP path.
+  const status = textOf(await client.readResource({ uri: 'plc-gateway://plcs/line%31/status' })) as {
+    plcId: string;
+  };
+  assert.equal(status.plcId, 'line1');
 });
