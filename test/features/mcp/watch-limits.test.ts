@@ -1,9 +1,10 @@
 // Long-running tools (watch_variables) at their caps, on an injected sleep the test releases by hand: places per
-// user (Mcp.MaxConcurrentToolsPerUser) and in all (Mcp.MaxConcurrentTools), a batch of watches from one POST, and
-// the floor on the sampling interval (Mcp.WatchMinIntervalMs), each at its edge.
+// user (Mcp.MaxConcurrentToolsPerUser) and in all (Mcp.MaxConcurrentTools), a batch of watches from one POST, places
+// given back when a session ends, and the floor on the sampling interval (Mcp.WatchMinIntervalMs), each at its edge.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Signal } from '../../helpers/signal.ts';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { dataOf, errorOf, startMcpRig, viewer, type McpRig } from './fixture.ts';
 import { openSession, postRpc, toolCall } from './raw-rpc.ts';
 
@@ -11,10 +12,20 @@ const speed = 'GVL_HMI.stMachine.rSpeedSetpoint';
 
 const sleeping: Array<() => void> = [];
 const slept = new Signal();
+let aborted = 0;
 const sleep = (_ms: number, abort: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     sleeping.push(resolve);
-    abort.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    abort.addEventListener(
+      'abort',
+      () => {
+        sleeping.splice(sleeping.indexOf(resolve), 1);
+        aborted++;
+        reject(new Error('aborted'));
+        slept.notify();
+      },
+      { once: true },
+    );
     slept.notify();
   });
 /** Waits until `n` watches are between two samples. */
@@ -93,4 +104,24 @@ test('Mcp.WatchMinIntervalMs: an interval at the floor samples, one ms below is 
   }
   const done = dataOf<{ samples: number; intervalMs: number }>(await floor);
   assert.deepEqual([done.samples, done.intervalMs], [5, 250]);
+});
+
+test('ending the session stops its watches and gives their places back', async () => {
+  const leaving = await rig.connect({ ...viewer, sub: 'watcher-5' });
+  // Never answered: the session ends under them (closing the rig settles the client's side).
+  for (let i = 0; i < 2; i++) void leaving.callTool(watch).catch(() => undefined);
+  await asleep(2);
+  assert.equal(errorOf(await leaving.callTool(watch)).code, 'CONCURRENCY_LIMIT');
+  const before = aborted;
+  await (leaving.transport as StreamableHTTPClientTransport).terminateSession();
+  await slept.until(
+    () => aborted === before + 2,
+    10_000,
+    () => 'both watches cancelled',
+  );
+  const back = await rig.connect({ ...viewer, sub: 'watcher-5' });
+  const again = [back.callTool(watch), back.callTool(watch)];
+  await asleep(2);
+  wakeAll();
+  for (const call of again) dataOf(await call);
 });
