@@ -8,6 +8,8 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load.ts';
 import { developmentSigningKey } from '../../src/config/development-key.ts';
 import { createSimulatedTarget, type SimulatedTarget } from '../../src/targets/simulated/index.ts';
+import { alarmEvent } from '../cluster/alarm-cluster.ts';
+import { RawSse } from '../features/notifications/clients.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { bearer, mintToken } from '../helpers/tokens.ts';
 
@@ -32,6 +34,7 @@ describe('examples/appsettings.json: alarms on line1 and line2', () => {
   let app: FastifyInstance;
   const targets: SimulatedTarget[] = [];
   let headers: Record<string, string>;
+  let base: string;
 
   before(async () => {
     const config = loadConfig(settingsFile, {});
@@ -49,6 +52,9 @@ describe('examples/appsettings.json: alarms on line1 and line2', () => {
     for (const t of targets) await t.start();
     app = await buildTestApp({ config, targets });
     headers = bearer(await mintToken({}, { key: developmentSigningKey }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
   });
 
   after(async () => {
@@ -162,5 +168,18 @@ describe('examples/appsettings.json: alarms on line1 and line2', () => {
     assert.deepEqual(await outstanding('/api/plcs/line2/alarms'), ['line2:VACUUM_LOW:WARNING:active']);
     await stepTo('line2', 160); // 16 s: VACUUM_LOW ends
     assert.deepEqual(await outstanding('/api/plcs/line2/alarms'), []);
+  });
+
+  it('pushes the transitions live on the fleet stream the console reads', async () => {
+    const sse = await new RawSse(`${base}/api/alarms/stream`, headers).opened();
+    try {
+      assert.equal(sse.status, 200);
+      await stepTo('line1', 950); // 95 s: the second minute's CAPPER_JAM ends
+      await sse.next(alarmEvent('ended', 'CAPPER_JAM'));
+      await stepTo('line2', 320); // 32 s: line2's LAYER_DONE again
+      await sse.next(alarmEvent('raised', 'LAYER_DONE'));
+    } finally {
+      sse.close();
+    }
   });
 });
