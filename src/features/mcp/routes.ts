@@ -8,6 +8,7 @@ import type { FastifyReply } from 'fastify';
 import { createAdmission } from '../../guards/admission.ts';
 import { principalOf } from '../../guards/install-guards.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
+import { tokenEndEvents } from '../../http/streams/sse-stream.ts';
 import { attachPrincipal } from './caller.ts';
 import { createGuarded } from './guarded.ts';
 import { promptsPart } from './prompts.ts';
@@ -107,6 +108,16 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
         const listening = session;
         listening.openStreams++;
         request.raw.once('close', () => void listening.openStreams--);
+        // The server stream ends with the token that opened it: `event: error` TOKEN_EXPIRED/TOKEN_REVOKED.
+        const token = principal.token;
+        if (token !== undefined) {
+          const response = reply.raw;
+          const watch = context.streams.deadlines.watch(token, (reason) => {
+            if (response.headersSent && !response.writableEnded) response.write(tokenEndEvents[reason]);
+            response.end();
+          });
+          response.once('close', () => watch.cancel());
+        }
       }
       reply.hijack();
       try {
