@@ -169,6 +169,8 @@ export class HubConnection implements EventSink {
   }
 
   #onMessage(data: unknown, isBinary: boolean): void {
+    // Messages ws had already read when the connection was ended are not parsed.
+    if (!this.#open) return;
     if (this.#handshaken) this.#timeout.refresh();
     if (isBinary) {
       this.end('Binary messages are not supported by the json protocol.');
