@@ -35,6 +35,7 @@ import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { installStreams, type StreamTimings } from './http/streams/install.ts';
+import { timerClock, type DeadlineClock } from './http/streams/token-deadlines.ts';
 import { adminRoutes } from './features/admin/routes.ts';
 import { notificationsRoutes } from './features/notifications/routes.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
@@ -57,6 +58,8 @@ export interface AppDeps {
   readonly sleep?: Sleep;
   /** Milliseconds clock for token times (exp, nbf, iat); tests inject one. */
   readonly tokenNow?: Clock;
+  /** Ends streams when their tokens expire: the token clock with its timers; tests drive it by hand. */
+  readonly tokenClock?: DeadlineClock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
   /** Where audit records go; default: an in-memory ring of `Audit.Length` records. */
@@ -117,11 +120,21 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await installOpenApi(app, config);
   // Before the guards: the WebSocket plugin must mark upgrade requests first, so a refused upgrade's socket is
   // closed after its JSON answer.
-  const streams = await installStreams(app, settings, metrics, deps.streamTimings, cluster?.streamLedger);
+  const tokenClock = deps.tokenClock ?? timerClock(deps.tokenNow);
+  const streams = await installStreams(
+    app,
+    settings,
+    metrics,
+    deps.streamTimings,
+    cluster?.streamLedger,
+    tokenClock,
+  );
+  // A key withdrawn from the identity provider's key set ends the streams its tokens opened.
+  keySource.onKeySet?.((present) => streams.deadlines.keysChanged(present));
   installGuards(app, {
     config,
     registry: deps.registry,
-    verifier: createTokenVerifier(settings.Auth, keySource, deps.tokenNow),
+    verifier: createTokenVerifier(settings.Auth, keySource, tokenClock.now),
     limits,
   });
   const auditStore = deps.auditStore ?? cluster?.auditStore ?? new MemoryAuditStore(settings.Audit.Length);

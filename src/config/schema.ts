@@ -225,6 +225,27 @@ export const SettingsSchema = Type.Object(
       { MaxPerUser: PositiveInt(20), MaxTotal: PositiveInt(2000) },
       { additionalProperties: false, default: {} },
     ),
+    Hubs: Type.Object(
+      {
+        MaxMessageBytes: PositiveInt(64 * 1024, 'largest WebSocket message a hub client may send (bytes)'),
+        MaxUnparsedBytes: PositiveInt(
+          128 * 1024,
+          'bytes a hub connection holds without a record separator before it is closed',
+        ),
+        HandshakeTimeoutSeconds: PositiveInt(15, 'the SignalR handshake must complete within this time'),
+        InvocationsPerSecond: PositiveInt(20, 'hub method invocations per second per connection'),
+        MaxRefusedInvocations: PositiveInt(
+          100,
+          'invocations refused in a row for the rate before the connection is closed',
+        ),
+        MaxPendingNegotiations: PositiveInt(10_000, 'negotiated, not yet connected hub connections in all'),
+        MaxPendingNegotiationsPerUser: PositiveInt(
+          20,
+          'negotiated, not yet connected hub connections per user',
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     Simulation: Type.Object(
       { MaxStepCycles: PositiveInt(100000) },
       { additionalProperties: false, default: {} },

@@ -9,7 +9,7 @@ import type { TargetRegistry } from '../targets/registry.ts';
 import { extractBearerToken } from './auth/bearer.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import { createAdmission } from './admission.ts';
-import { principalFromClaims, type Principal } from './principal.ts';
+import { isNarrowerOrSame, principalFromClaims, type Principal } from './principal.ts';
 import type { RateLimits } from './rate-limit/rate-limits.ts';
 import './route-options.ts';
 
@@ -52,11 +52,18 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const principalFor = (claims: JWTPayload): Principal => {
     let principal = principals.get(claims);
     if (principal === undefined) {
-      principal = principalFromClaims(claims, {
-        roleClaimType: auth.RoleClaimType,
-        defaultPlcAccess: auth.DefaultPlcAccess,
-        plcAccessClaimFormat: auth.PlcAccessClaimFormat,
-      });
+      const key = verifier.keyOf(claims);
+      principal = {
+        ...principalFromClaims(claims, {
+          roleClaimType: auth.RoleClaimType,
+          defaultPlcAccess: auth.DefaultPlcAccess,
+          plcAccessClaimFormat: auth.PlcAccessClaimFormat,
+        }),
+        // exp is required by the verifier; streams opened with the token end when verification would refuse it.
+        ...(typeof claims.exp === 'number'
+          ? { token: { expiresAt: (claims.exp + auth.ClockSkewSeconds) * 1000, ...(key ? { key } : {}) } }
+          : {}),
+      };
       principals.set(claims, principal);
     }
     return principal;
@@ -99,6 +106,27 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     if (known === undefined) return token;
     return admit(request, principalFor(known));
   };
+
+  // A stream's client presents a fresh token (SignalR RefreshToken): verified as the route's own token is, for the
+  // same sub, granting nothing the stream's token did not, and still admitted by the route (feature, policy, PLC
+  // and plc_access; no route limit is spent). The request's principal becomes the new one.
+  app.decorateRequest('reauthenticate', async function (this: FastifyRequest, token: string) {
+    const current = principalOf(this);
+    const next = principalFor(await verifier.verify(token));
+    if (next.sub !== current.sub) {
+      throw new AppError('UNAUTHORIZED', 'The new token is for another subject (sub) than the stream’s.');
+    }
+    if (!isNarrowerOrSame(next, current)) {
+      throw new AppError(
+        'FORBIDDEN',
+        'The new token grants roles, scopes or PLCs the stream’s token did not; open a new stream with it.',
+      );
+    }
+    const { limit: _limit, ...rule } = this.routeOptions.config;
+    admission(rule, { principal: next, plcId: (this.params as { plcId?: unknown }).plcId, user: next.sub });
+    this.principal = next;
+    return next;
+  });
 
   // A callback hook rather than an async one: a token verified earlier is admitted without a promise in between.
   app.addHook('onRequest', (request, _reply, done) => {

@@ -10,6 +10,24 @@ export interface Principal {
   readonly roles: ReadonlySet<string>;
   readonly scopes: ReadonlySet<string>;
   readonly plcAccess: PlcAccess;
+  /** The token the principal came from; absent for principals not built from a verified request token. */
+  readonly token?: TokenLifetime;
+}
+
+/** How long the token behind a principal is accepted, and which key signed it; streams end with it. */
+export interface TokenLifetime {
+  /** Token clock, ms: `exp` plus Auth:ClockSkewSeconds, when verification starts refusing the token. */
+  readonly expiresAt: number;
+  /** JWK thumbprint of the signing key when the key set can change (Auth:Authority); else absent. */
+  readonly key?: string;
+}
+
+/** Whether `next` grants nothing that `current` does not: roles, scopes and plc_access each a subset. */
+export function isNarrowerOrSame(next: Principal, current: Principal): boolean {
+  const subset = (a: ReadonlySet<string>, b: ReadonlySet<string>): boolean => [...a].every((x) => b.has(x));
+  if (!subset(next.roles, current.roles) || !subset(next.scopes, current.scopes)) return false;
+  if (current.plcAccess.all) return true;
+  return !next.plcAccess.all && subset(next.plcAccess.ids, current.plcAccess.ids);
 }
 
 export interface PrincipalOptions {

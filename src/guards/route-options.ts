@@ -37,5 +37,10 @@ declare module 'fastify' {
     principal: Principal | null;
     /** The PLC a `plcScoped` route names, after the access checks; null elsewhere. */
     plcTarget: PlcTarget | null;
+    /**
+     * Verifies a fresh token for the stream this request opened (same sub, no wider rights, the route's checks
+     * again); it becomes the request's principal. Throws UNAUTHORIZED, FORBIDDEN or PLC_ACCESS_DENIED.
+     */
+    reauthenticate(token: string): Promise<Principal>;
   }
 }

@@ -16,6 +16,8 @@ export interface TestAppOptions {
   sleep?: AppDeps['sleep'];
   /** Clock for token times (exp, nbf, iat). */
   tokenNow?: () => number;
+  /** Token clock with its timers (streams ending with their tokens); see manualDeadlineClock. */
+  tokenClock?: AppDeps['tokenClock'];
   logger?: AppDeps['logger'];
   /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
   streamTimings?: AppDeps['streamTimings'];
@@ -32,6 +34,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     ...(options.now ? { now: options.now } : {}),
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
+    ...(options.tokenClock ? { tokenClock: options.tokenClock } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
@@ -45,4 +48,33 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
 export function manualClock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {
   let t = start;
   return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+/** A token clock the test moves by hand; what is due runs as `advance` passes its instant. */
+export function manualDeadlineClock(start = Date.now()): {
+  now: () => number;
+  at: (at: number, fn: () => void) => () => void;
+  advance: (ms: number) => void;
+  /** Callbacks waiting for a later instant. */
+  readonly pending: number;
+} {
+  let t = start;
+  const due = new Set<{ at: number; fn: () => void }>();
+  return {
+    now: () => t,
+    at: (at, fn) => {
+      const entry = { at, fn };
+      due.add(entry);
+      return () => void due.delete(entry);
+    },
+    advance: (ms) => {
+      t += ms;
+      for (const entry of [...due].sort((a, b) => a.at - b.at)) {
+        if (entry.at <= t && due.delete(entry)) entry.fn();
+      }
+    },
+    get pending() {
+      return due.size;
+    },
+  };
 }

@@ -10,6 +10,7 @@ import { createAdmission } from '../../guards/admission.ts';
 import { principalOf } from '../../guards/install-guards.ts';
 import type { RateLimits } from '../../guards/rate-limit/rate-limits.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
+import { tokenEndEvents } from '../../http/streams/sse-stream.ts';
 import { attachPrincipal } from './caller.ts';
 import { createGuarded } from './guarded.ts';
 import { promptsPart } from './prompts.ts';
@@ -126,11 +127,22 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<FastifyReply> => {
-    attachPrincipal(request.raw, principalOf(request));
+    const principal = principalOf(request);
+    attachPrincipal(request.raw, principal);
     if (request.method === 'GET') {
       const listening = session;
       listening.openStreams++;
       request.raw.once('close', () => void listening.openStreams--);
+      // The server stream ends with the token that opened it: `event: error` TOKEN_EXPIRED/TOKEN_REVOKED.
+      const token = principal.token;
+      if (token !== undefined) {
+        const response = reply.raw;
+        const watch = context.streams.deadlines.watch(token, (reason) => {
+          if (response.headersSent && !response.writableEnded) response.write(tokenEndEvents[reason]);
+          response.end();
+        });
+        response.once('close', () => watch.cancel());
+      }
     }
     reply.hijack();
     try {

@@ -33,6 +33,8 @@ export interface KeySource {
   readonly defaultIssuer?: readonly string[];
   /** Changes when the keys change (a JWKS rotation); absent for keys fixed at start-up. */
   readonly generation?: () => number;
+  /** Key sets that can change (Authority): runs with the JWK thumbprints of each new set's keys. */
+  readonly onKeySet?: (listener: (thumbprints: ReadonlySet<string>) => void) => void;
 }
 
 export interface KeySourceOptions {
@@ -55,6 +57,7 @@ export async function resolveKeySource(auth: AuthConfig, options: KeySourceOptio
       algorithms: asymmetricAlgorithms,
       defaultIssuer: resolver.issuers,
       generation: resolver.generation,
+      onKeySet: resolver.onKeySet,
     };
   }
   if (auth.JwksFile !== undefined) return jwksFileSource(resolve(options.contentRoot, auth.JwksFile));

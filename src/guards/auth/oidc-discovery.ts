@@ -1,7 +1,14 @@
 // OIDC discovery for `Auth.Authority`: fetches the metadata once, then verifies against its JWKS (cached by jose,
 // refetched when a token names an unknown key id, at most once per cooldown). Counts key generations: a JWKS
-// that comes back different is a key rotation, and the tokens verified before it must be verified again.
-import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
+// that comes back different is a key rotation, and the tokens verified before it must be verified again; the
+// thumbprints of the keys it still holds go to the listeners, which end the streams of withdrawn keys.
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  customFetch,
+  type JWK,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { ConfigError } from '../../config/schema.ts';
 
 export interface FetchInit {
@@ -19,6 +26,8 @@ export interface OidcKeyResolver {
   readonly generation: () => number;
   /** The issuer values accepted when `Auth.Issuer` is not set: the Authority with and without a trailing slash. */
   readonly issuers: readonly string[];
+  /** Runs after each key set that differs from the one before, with the JWK thumbprints of its keys. */
+  readonly onKeySet: (listener: (thumbprints: ReadonlySet<string>) => void) => void;
 }
 
 const discoveryTimeoutMs = 5000;
@@ -38,13 +47,20 @@ export function createOidcKeyResolver(
   let jwks: Promise<JWTVerifyGetKey> | undefined;
   let generation = 0;
   let lastKeySet: string | undefined;
+  const listeners: Array<(thumbprints: ReadonlySet<string>) => void> = [];
 
   const fetchKeySet = async (url: string, init: FetchInit): Promise<Response> => {
     const response = await fetchImpl(new URL(url), init);
     if (response.ok) {
       const text = await response.clone().text();
-      if (lastKeySet !== undefined && text !== lastKeySet) generation++;
+      const changed = lastKeySet !== undefined && text !== lastKeySet;
+      if (changed) generation++;
       lastKeySet = text;
+      if (changed && listeners.length > 0) {
+        // A set that cannot be read names no key: jose refuses it too, and no stream is ended for it.
+        const present = await thumbprintsOf(text);
+        if (present !== undefined) for (const l of listeners) l(present);
+      }
     }
     return response;
   };
@@ -65,6 +81,7 @@ export function createOidcKeyResolver(
   return {
     issuers: [trimmed, `${trimmed}/`],
     generation: () => generation,
+    onKeySet: (listener) => void listeners.push(listener),
     getKey: async (header, token) => {
       // A failed discovery is not cached, so the next request tries again once the provider is back.
       jwks ??= load().catch((err: unknown) => {
@@ -75,6 +92,24 @@ export function createOidcKeyResolver(
       return getKey(header, token);
     },
   };
+}
+
+async function thumbprintsOf(text: string): Promise<ReadonlySet<string> | undefined> {
+  try {
+    const set = JSON.parse(text) as { keys?: unknown };
+    if (!Array.isArray(set.keys)) return undefined;
+    const present = new Set<string>();
+    for (const key of set.keys as JWK[]) {
+      try {
+        present.add(await calculateJwkThumbprint(key));
+      } catch {
+        // A key jose cannot name cannot have verified a token either.
+      }
+    }
+    return present;
+  } catch {
+    return undefined;
+  }
 }
 
 function parseAuthority(authority: string): URL {

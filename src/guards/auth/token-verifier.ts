@@ -1,5 +1,12 @@
 // Verifies bearer JWTs strictly: only the configured key's algorithms, issuer/audience when set, exp required.
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyOptions } from 'jose';
+import {
+  calculateJwkThumbprint,
+  errors,
+  exportJWK,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyOptions,
+} from 'jose';
 import type { AuthConfig } from '../../config/schema.ts';
 import { AppError } from '../../errors.ts';
 import type { KeySource } from './key-source.ts';
@@ -15,6 +22,11 @@ export interface TokenVerifier {
   verify(token: string): Promise<JWTPayload>;
   /** The claims of a token verified earlier and still valid, without waiting; undefined when it must be verified. */
   known(token: string): JWTPayload | undefined;
+  /**
+   * The JWK thumbprint of the key that verified these claims (as returned by verify or known) when the key set can
+   * change (Auth:Authority); undefined otherwise. Streams remember it to end when the key is withdrawn.
+   */
+  keyOf(claims: JWTPayload): string | undefined;
 }
 
 // Compact JWS: three base64url segments, no padding. jose's decoder tolerates '=', so the shape is checked first.
@@ -41,8 +53,10 @@ export function createTokenVerifier(
     ttlMs: cacheTtlMs,
     clockSkewMs: skew * 1000,
   });
+  const keys = new WeakMap<JWTPayload, string>();
   return {
     source: source.kind,
+    keyOf: (claims) => keys.get(claims),
     known(token) {
       return compactJws.test(token) ? verified.get(token, now(), source.generation?.()) : undefined;
     },
@@ -54,14 +68,24 @@ export function createTokenVerifier(
       const known = verified.get(token, current, generation);
       if (known !== undefined) return known;
       let payload: JWTPayload;
+      let thumbprint: string | undefined;
       try {
         const at = { ...options, currentDate: new Date(current) };
-        const result =
-          typeof key === 'function' ? await jwtVerify(token, key, at) : await jwtVerify(token, key, at);
-        payload = result.payload;
+        if (typeof key === 'function') {
+          const result = await jwtVerify(token, key, at);
+          payload = result.payload;
+          // Public keys always export; the thumbprint names the key whether or not the token carries a kid.
+          if (
+            source.generation !== undefined &&
+            result.key !== undefined &&
+            !(result.key instanceof Uint8Array)
+          )
+            thumbprint = await calculateJwkThumbprint(await exportJWK(result.key));
+        } else payload = (await jwtVerify(token, key, at)).payload;
       } catch (err) {
         throw invalidToken(reasonFor(err));
       }
+      if (thumbprint !== undefined) keys.set(payload, thumbprint);
       // jose checks iat only against a maximum age; a token from the future is refused too.
       if (typeof payload.iat === 'number' && payload.iat > current / 1000 + skew) {
         throw invalidToken('The token is issued in the future.');

@@ -1,9 +1,11 @@
 // The registry of every open SSE and WebSocket stream (notifications, alarms): connection limits per user and in
-// total, the admin listing and termination, shutdown, and the stream metrics.
+// total, the admin listing and termination, shutdown, ending a stream with its token, and the stream metrics.
 import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
+import type { TokenLifetime } from '../../guards/principal.ts';
 import type { StreamLedger } from './stream-ledger.ts';
+import type { TokenDeadlines, TokenWatch } from './token-deadlines.ts';
 
 export interface StreamIdentity {
   /** What the stream is, e.g. `notifications.sse`; the label of its metrics. */
@@ -25,8 +27,11 @@ export interface StreamRow extends StreamIdentity {
   readonly replica?: string;
 }
 
-/** Why a stream is ended from the server side; writers tell the client (SignalR Close carries it). */
-export type EndReason = 'terminated' | 'shutdown';
+/**
+ * Why a stream is ended from the server side; writers tell the client (SignalR Close carries it). `expired`: the
+ * token that opened it expired (plus the clock skew); `revoked`: its signing key left the key set.
+ */
+export type EndReason = 'terminated' | 'shutdown' | 'expired' | 'revoked';
 
 /** One open stream, as its writer reports to the registry. */
 export interface StreamEntry {
@@ -39,6 +44,10 @@ export interface StreamEntry {
   onEnd(end: (reason: EndReason) => void): void;
   /** The stream has closed, for whatever reason: frees its place. Idempotent. */
   release(): void;
+  /** A fresh token was accepted for the stream: it now ends with that token instead. */
+  renew(token: TokenLifetime): void;
+  /** When the stream ends with its token (token clock, ms); undefined for a stream opened without one. */
+  readonly endsAt: number | undefined;
 }
 
 export interface ConnectionLimitSettings {
@@ -55,6 +64,7 @@ interface Open {
   end: ((reason: EndReason) => void) | undefined;
   /** Frees the stream's place here and in the ledger; resolves once the ledger has it too. */
   free: () => Promise<void>;
+  watch: TokenWatch | undefined;
 }
 
 export class StreamRegistry {
@@ -65,12 +75,22 @@ export class StreamRegistry {
   readonly #sent: Counter;
   readonly #dropped: Counter;
   readonly #ledger: StreamLedger | undefined;
+  readonly #deadlines: TokenDeadlines | undefined;
   #closing = false;
 
-  /** `ledger`: where replicas count each other's streams (cluster mode); absent, this process is all there is. */
-  constructor(limits: ConnectionLimitSettings, metrics: Registry, ledger?: StreamLedger) {
+  /**
+   * `ledger`: where replicas count each other's streams (cluster mode); absent, this process is all there is.
+   * `deadlines`: ends streams with the token that opened them.
+   */
+  constructor(
+    limits: ConnectionLimitSettings,
+    metrics: Registry,
+    ledger?: StreamLedger,
+    deadlines?: TokenDeadlines,
+  ) {
     this.#limits = limits;
     this.#ledger = ledger;
+    this.#deadlines = deadlines;
     ledger?.attach({ rows: () => this.list(), terminate: (id) => this.terminate(id) });
     this.#connections = new Gauge({
       name: 'stream_connections',
@@ -92,8 +112,11 @@ export class StreamRegistry {
     });
   }
 
-  /** Takes a place for a new stream, or throws 429 CONNECTION_LIMIT; call before the stream opens. */
-  async reserve(identity: StreamIdentity): Promise<StreamEntry> {
+  /**
+   * Takes a place for a new stream, or throws 429 CONNECTION_LIMIT; call before the stream opens. With `token`, the
+   * stream ends (reason `expired` or `revoked`) when that token is no longer accepted.
+   */
+  async reserve(identity: StreamIdentity, token?: TokenLifetime): Promise<StreamEntry> {
     if (this.#closing) throw new AppError('CONNECTION_LIMIT', 'The gateway is shutting down.');
     const id = randomUUID();
     const counted = (await this.#ledger?.admit(id, identity, this.#limits)) === 'admitted';
@@ -109,8 +132,18 @@ export class StreamRegistry {
       dropped: 0,
       symbols: () => [],
       end: undefined,
-      free: () => (freed ??= this.#free(id, identity.user, labels)),
+      free: () => {
+        open.watch?.cancel();
+        return (freed ??= this.#free(id, identity.user, labels));
+      },
+      watch: undefined,
     };
+    if (token !== undefined && this.#deadlines !== undefined) {
+      open.watch = this.#deadlines.watch(token, (reason) => {
+        void open.free();
+        open.end?.(reason);
+      });
+    }
     this.#open.set(id, open);
     this.#perUser.set(identity.user, mine + 1);
     this.#connections.inc(labels);
@@ -131,6 +164,10 @@ export class StreamRegistry {
         open.end = end;
       },
       release: () => void open.free(),
+      renew: (next) => open.watch?.renew(next),
+      get endsAt() {
+        return open.watch?.endsAt;
+      },
     };
   }
 

@@ -1,11 +1,13 @@
 // The SSE writer: a client's bounded queue drained onto the response with backpressure, numbered `id:` lines (or
-// the caller's cursors), a named heartbeat event, and cleanup the moment the client goes away.
+// the caller's cursors), a named heartbeat event, a final `event: error` when the stream's token ends it, and
+// cleanup the moment the client goes away.
 // @fastify/sse commits the headers (Content-Type, Cache-Control: no-cache, X-Accel-Buffering: no), reads
 // Last-Event-ID and reports the close; frames are written here in batches, because its send() awaits one
 // write per message and has no bounded queue.
 import type { FastifyReply } from 'fastify';
 import { Outbox, type EventSink, type StreamEvent } from './outbox.ts';
 import type { EndReason, StreamEntry } from './registry.ts';
+import type { TokenEnd } from './token-deadlines.ts';
 
 export interface SseStreamOptions {
   /** Bounded per-client queue length; the oldest event is dropped beyond it. */
@@ -23,6 +25,22 @@ export interface SseStreamOptions {
 
 // Large enough to batch a burst, small enough that one slow client cannot pin much memory in the socket.
 const maxChunkChars = 64 * 1024;
+
+/** The last event of a stream its token ended: `event: error`, data `{ code, message }`. */
+export const tokenEndEvents: Readonly<Record<TokenEnd, string>> = {
+  expired: tokenEndEvent(
+    'TOKEN_EXPIRED',
+    'The access token of this stream has expired; open the stream again with a fresh token.',
+  ),
+  revoked: tokenEndEvent(
+    'TOKEN_REVOKED',
+    'The key that signed the access token of this stream was withdrawn; open the stream again with a fresh token.',
+  ),
+};
+
+function tokenEndEvent(code: string, message: string): string {
+  return `event: error\ndata: ${JSON.stringify({ code, message })}\n\n`;
+}
 
 export class SseStream implements EventSink {
   readonly #reply: FastifyReply;
@@ -89,9 +107,12 @@ export class SseStream implements EventSink {
   }
 
   /** Ends the stream from the server side (admin termination, shutdown, the feature's own reasons). */
-  end(_reason?: EndReason): void {
+  end(reason?: EndReason): void {
     if (!this.#open) return;
     this.#flush();
+    const last = reason === 'expired' || reason === 'revoked' ? tokenEndEvents[reason] : undefined;
+    // Written even while the socket drains: it is the one small write left before the response ends.
+    if (last !== undefined && !this.#reply.raw.writableEnded) this.#reply.raw.write(last);
     this.#reply.sse.close();
     this.#closed();
   }

@@ -44,6 +44,8 @@ export interface RigOptions {
   plc?: SimulatedPlc;
   /** Shorter stream timers (SSE heartbeat, hub ping and timeout). */
   streamTimings?: TestAppOptions['streamTimings'];
+  /** Token clock with its timers (streams ending with their tokens). */
+  tokenClock?: TestAppOptions['tokenClock'];
 }
 
 export interface AlarmRig {
@@ -242,6 +244,7 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
     },
     ...(options.now ? { now: options.now } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
+    ...(options.tokenClock ? { tokenClock: options.tokenClock } : {}),
   });
   const headers = bearer(await mintToken());
   const call: Call = (method, url, payload, extra = {}) =>

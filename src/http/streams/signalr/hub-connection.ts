@@ -1,11 +1,14 @@
-// One SignalR hub connection over a WebSocket: handshake, Ping both ways, the client timeout, invocations with
-// and without an id (Completion, with an error on failure), Close with an error, and server-to-client
-// invocations drained from a bounded queue with backpressure (several records share one WebSocket message).
+// One SignalR hub connection over a WebSocket: handshake (within its own timeout), Ping both ways, the client
+// timeout, invocations with and without an id (Completion, with an error on failure; rate-limited), Close with an
+// error, a bound on what is held unparsed, and server-to-client invocations drained from a bounded queue with
+// backpressure (several records share one WebSocket message).
 import type { WebSocket } from 'ws';
 import { isAppError } from '../../../errors.ts';
 import { gapEventName, Outbox, type EventSink, type StreamEvent } from '../outbox.ts';
-import type { StreamEntry } from '../registry.ts';
+import type { EndReason, StreamEntry } from '../registry.ts';
 import { frameCacheFor, type FrameCache, type ServerMethods } from './frame-cache.ts';
+import { InvocationBudget, type InvocationBudgetSettings } from './invocation-budget.ts';
+import { RecordBuffer } from './record-buffer.ts';
 import {
   checkHandshake,
   closeFrame,
@@ -14,7 +17,6 @@ import {
   handshakeOk,
   parseMessage,
   pingFrame,
-  splitRecords,
   type InvocationMessage,
 } from './protocol.ts';
 
@@ -23,6 +25,13 @@ export interface HubTimings {
   readonly pingIntervalMs: number;
   /** Nothing heard from the client for this long closes the connection (ClientTimeoutInterval, 30 s). */
   readonly clientTimeoutMs: number;
+  /** The handshake must complete this soon after the upgrade, whatever the client sends meanwhile. */
+  readonly handshakeTimeoutMs: number;
+}
+
+/** The Hubs settings a connection applies. */
+export interface HubBounds extends InvocationBudgetSettings {
+  readonly MaxUnparsedBytes: number;
 }
 
 /**
@@ -36,7 +45,25 @@ export interface HubConnectionOptions extends HubTimings {
   readonly entry: StreamEntry;
   readonly serverMethods: ServerMethods;
   readonly log: { warn(obj: object, msg: string): void };
+  readonly bounds: HubBounds;
+  /** Milliseconds clock of the invocation rate. */
+  readonly now: () => number;
 }
+
+/** What the client is told when the server ends the connection, and whether a stock client may reconnect. */
+const endMessages: Readonly<Record<EndReason, { error: string; allowReconnect: boolean }>> = {
+  shutdown: { error: 'The server is shutting down.', allowReconnect: true },
+  terminated: { error: 'The connection was terminated by an administrator.', allowReconnect: false },
+  expired: {
+    error: 'TOKEN_EXPIRED: The access token of this connection has expired; reconnect with a fresh token.',
+    allowReconnect: true,
+  },
+  revoked: {
+    error:
+      'TOKEN_REVOKED: The key that signed the access token of this connection was withdrawn; reconnect with a fresh token.',
+    allowReconnect: true,
+  },
+};
 
 // An event name no feature uses: the data is a complete protocol frame (a Completion), queued in order.
 const rawFrame = '\u0000frame';
@@ -54,38 +81,32 @@ export class HubConnection implements EventSink {
   readonly #methods = new Map<string, HubMethod>();
   readonly #closeListeners: Array<() => void> = [];
   readonly #readyListeners: Array<() => void> = [];
-  #received = '';
+  readonly #received: RecordBuffer;
+  readonly #budget: InvocationBudget;
   #handshaken = false;
   #open = true;
   #writing = false;
   #scheduled = false;
   readonly #ping: NodeJS.Timeout;
-  readonly #timeout: NodeJS.Timeout;
+  /** The handshake timeout until the handshake, then the client timeout. */
+  #timeout: NodeJS.Timeout;
 
   constructor(socket: WebSocket, options: HubConnectionOptions) {
     this.#socket = socket;
     this.#options = options;
     this.#outbox = new Outbox(options.queueLength);
     this.#frames = frameCacheFor(options.serverMethods);
-    options.entry.onEnd((reason) =>
-      this.end(
-        reason === 'shutdown'
-          ? 'The server is shutting down.'
-          : 'The connection was terminated by an administrator.',
-        reason === 'shutdown',
-      ),
-    );
+    this.#received = new RecordBuffer(options.bounds.MaxUnparsedBytes);
+    this.#budget = new InvocationBudget(options.bounds, options.now);
+    options.entry.onEnd((reason) => this.end(endMessages[reason].error, endMessages[reason].allowReconnect));
     this.#ping = setInterval(() => {
       if (this.#handshaken) this.#write(pingFrame);
     }, options.pingIntervalMs);
-    this.#timeout = setTimeout(() => {
-      this.end(
-        this.#handshaken
-          ? 'Server timeout elapsed without receiving a message from the client.'
-          : 'The handshake was not received in time.',
-        false,
-      );
-    }, options.clientTimeoutMs);
+    // Not refreshed by messages: bytes that never make a handshake cannot keep the connection waiting for one.
+    this.#timeout = setTimeout(
+      () => this.end('The handshake was not received in time.', false),
+      options.handshakeTimeoutMs,
+    );
     socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
     socket.on('close', () => this.#closed());
     socket.on('error', () => this.#closed());
@@ -148,17 +169,24 @@ export class HubConnection implements EventSink {
   }
 
   #onMessage(data: unknown, isBinary: boolean): void {
-    this.#timeout.refresh();
+    // Messages ws had already read when the connection was ended are not parsed.
+    if (!this.#open) return;
+    if (this.#handshaken) this.#timeout.refresh();
     if (isBinary) {
       this.end('Binary messages are not supported by the json protocol.');
       return;
     }
-    const text = Buffer.isBuffer(data)
-      ? data.toString('utf8')
-      : Buffer.concat(data as Buffer[]).toString('utf8');
-    const { records, rest } = splitRecords(this.#received + text);
-    this.#received = rest;
-    for (const record of records) {
+    const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
+    const received = this.#received.push(bytes);
+    if ('overflow' in received) {
+      this.#options.log.warn({ held: received.overflow }, 'hub message without record separator too large');
+      this.end(
+        `PAYLOAD_TOO_LARGE: A message of ${received.overflow} bytes has no record separator yet; at most ` +
+          `${this.#options.bounds.MaxUnparsedBytes} are held (Hubs:MaxUnparsedBytes).`,
+      );
+      return;
+    }
+    for (const record of received.records) {
       if (!this.#open) return;
       if (!this.#handshaken) this.#onHandshake(record);
       else this.#onRecord(record);
@@ -174,6 +202,11 @@ export class HubConnection implements EventSink {
       return;
     }
     this.#handshaken = true;
+    clearTimeout(this.#timeout);
+    this.#timeout = setTimeout(
+      () => this.end('Server timeout elapsed without receiving a message from the client.', false),
+      this.#options.clientTimeoutMs,
+    );
     this.#write(handshakeOk);
     for (const l of this.#readyListeners.splice(0)) l();
     this.#schedule();
@@ -198,6 +231,21 @@ export class HubConnection implements EventSink {
 
   async #invoke(message: InvocationMessage): Promise<void> {
     const id = message.invocationId;
+    const spend = this.#budget.spend();
+    if (spend !== 'allowed') {
+      const { InvocationsPerSecond: rate, MaxRefusedInvocations: max } = this.#options.bounds;
+      if (spend === 'exhausted') {
+        this.end(
+          `RATE_LIMITED: More than ${max} invocations in a row were refused for the rate of ${rate} per second ` +
+            '(Hubs:MaxRefusedInvocations).',
+        );
+      } else if (id !== undefined) {
+        this.#complete(id, {
+          error: `RATE_LIMITED: At most ${rate} invocations per second per connection (Hubs:InvocationsPerSecond).`,
+        });
+      }
+      return;
+    }
     const fn = this.#methods.get(message.target.toLowerCase());
     if (fn === undefined) {
       if (id !== undefined) this.#complete(id, { error: `Unknown hub method '${message.target}'.` });

@@ -1,6 +1,8 @@
 // Registers a SignalR hub for a feature: `POST <path>/negotiate` (negotiateVersion 1, WebSockets the one
-// transport) and the WebSocket route itself. Both pass the guards (token from the Authorization header or
-// `access_token`, policy, plc_access); the connection limit is checked before the upgrade, so refusals are JSON.
+// transport; pending negotiations bounded per user and in all) and the WebSocket route itself. Both pass the
+// guards (token from the Authorization header or `access_token`, policy, plc_access); the connection limit is
+// checked before the upgrade, so refusals are JSON. Every hub offers RefreshToken, which moves the connection's
+// end to a fresh token's expiry.
 import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyContextConfig, FastifyRequest } from 'fastify';
@@ -11,6 +13,7 @@ import type { FeatureApp } from '../../feature-context.ts';
 import type { Streams } from '../install.ts';
 import type { StreamEntry } from '../registry.ts';
 import { HubConnection, type ServerMethods } from './hub-connection.ts';
+import { PendingNegotiations } from './pending-negotiations.ts';
 
 export interface HubDefinition {
   /** The WebSocket route, e.g. `/api/plcs/:plcId/notifications/ws`; negotiate is `<path>/negotiate`. */
@@ -37,11 +40,17 @@ const NegotiateResponse = Type.Object({
 
 // A negotiated connection token is good for one upgrade, by the same user, within this time.
 const negotiationTtlMs = 60_000;
-const maxPendingNegotiations = 10_000;
 
 export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinition, now: () => number): void {
   const config = { ...hub.config, websocket: true } as const;
-  const pending = new Map<string, { user: string; url: string; expires: number }>();
+  const pending = new PendingNegotiations(
+    {
+      ttlMs: negotiationTtlMs,
+      maxTotal: streams.hubs.MaxPendingNegotiations,
+      maxPerUser: streams.hubs.MaxPendingNegotiationsPerUser,
+    },
+    now,
+  );
   const reserved = new WeakMap<FastifyRequest, StreamEntry>();
   const routeUrl = (request: FastifyRequest): string => request.url.split('?', 1)[0] ?? '';
 
@@ -58,15 +67,10 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
     },
     (request) => {
       const user = principalOf(request).sub;
-      const t = now();
-      for (const [token, p] of pending) {
-        if (p.expires > t && pending.size < maxPendingNegotiations) break;
-        pending.delete(token);
-      }
       const connectionToken = randomBytes(16).toString('base64url');
       const connectionId = randomBytes(16).toString('base64url');
       const hubUrl = routeUrl(request).replace(/\/negotiate$/, '');
-      pending.set(connectionToken, { user, url: hubUrl, expires: t + negotiationTtlMs });
+      pending.add(connectionToken, user, hubUrl);
       const version = request.query.negotiateVersion ?? 0;
       const transports = [{ transport: 'WebSockets' as const, transferFormats: ['Text' as const] }];
       return version >= 1
@@ -77,17 +81,17 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
 
   /** Before the upgrade, so refusals are JSON: a negotiated id must be valid, and the connection limit holds. */
   const admit = async (request: FastifyRequest<{ Querystring: { id?: string } }>): Promise<StreamEntry> => {
-    const user = principalOf(request).sub;
+    const principal = principalOf(request);
+    const user = principal.sub;
     const id = request.query.id;
-    if (id !== undefined) {
-      const p = pending.get(id);
-      if (p === undefined || p.expires <= now() || p.user !== user || p.url !== routeUrl(request)) {
-        throw new AppError('NOT_FOUND', 'No negotiated connection has this id; negotiate again.');
-      }
-      pending.delete(id);
+    if (id !== undefined && !pending.take(id, user, routeUrl(request))) {
+      throw new AppError('NOT_FOUND', 'No negotiated connection has this id; negotiate again.');
     }
     const plcId = request.plcTarget?.id ?? null;
-    const entry = await streams.registry.reserve({ kind: hub.kind, plcId, user, remote: request.ip });
+    const entry = await streams.registry.reserve(
+      { kind: hub.kind, plcId, user, remote: request.ip },
+      principal.token,
+    );
     // A failed upgrade never reaches the handler: the place is freed with the socket (which may already be gone).
     const socket = request.raw.socket;
     if (socket.destroyed) entry.release();
@@ -124,6 +128,19 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
         entry,
         serverMethods: hub.serverMethods,
         log: request.log,
+        bounds: streams.hubs,
+        now,
+      });
+      // Every hub: a fresh token moves the connection's end, keeping its subscriptions.
+      connection.method('RefreshToken', async (args) => {
+        const token = args[0];
+        if (args.length !== 1 || typeof token !== 'string' || token.length === 0) {
+          throw new AppError('VALIDATION_ERROR', 'RefreshToken takes one argument: the new access token.');
+        }
+        const renewed = (await request.reauthenticate(token)).token;
+        if (renewed !== undefined) entry.renew(renewed);
+        const endsAt = entry.endsAt;
+        return { expiresAt: endsAt === undefined ? null : new Date(endsAt).toISOString() };
       });
       hub.open(connection, request);
     },

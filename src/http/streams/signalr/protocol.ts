@@ -30,13 +30,6 @@ export type ClientMessage =
 
 export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; error: string };
 
-/** Splits received text into complete messages; the remainder (an unfinished message) is returned too. */
-export function splitRecords(buffer: string): { records: string[]; rest: string } {
-  const parts = buffer.split(recordSeparator);
-  const rest = parts.pop() ?? '';
-  return { records: parts, rest };
-}
-
 /** The handshake request `{ protocol, version }`: answers the error text to send back, or null when accepted. */
 export function checkHandshake(record: string): string | null {
   let parsed: unknown;
