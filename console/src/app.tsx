@@ -2,6 +2,7 @@
 import { session, signOut, settings } from './auth/session.ts';
 import { route } from './router.ts';
 import { toggleTheme, theme } from './theme.ts';
+import { SwitchUser } from './components/switch-user.tsx';
 import { SignIn } from './views/sign-in.tsx';
 import { views } from './views/index.ts';
 
@@ -64,6 +65,7 @@ export function App() {
       <main id="main" tabIndex={-1}>
         {view ? view.render(segments.slice(1)) : <NotFound />}
       </main>
+      <SwitchUser />
     </>
   );
 }

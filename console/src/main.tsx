@@ -18,6 +18,9 @@ async function start(): Promise<void> {
   restoreSession();
   takeFragmentToken();
   if (await resumeOidc()) return;
+  // A link opened in this tab while the console is open changes only the fragment: no reload. Registered before
+  // the router, which then sees the fragment without the token.
+  window.addEventListener('hashchange', takeFragmentToken);
   startRouter();
   const root = document.getElementById('app');
   if (root !== null) render(<App />, root);

@@ -69,7 +69,7 @@ Redis 127.0.0.1:$redis_port, sim-ads 127.0.0.1:$ads_port (line16), replicas:
 Logs: $work
 
 TOKEN=$token
-curl -s http://127.0.0.1:$((base_port + 1))/health/ready
+curl -s -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:$((base_port + 1))/health/ready
 curl -s -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:$base_port/api/plcs/line1/variables/GVL_HMI.stMachine.rSpeed
 curl -sN -H "Authorization: Bearer \$TOKEN" "http://127.0.0.1:$base_port/api/plcs/line1/notifications/sse?symbols=GVL_HMI.stMachine.rSpeed" &
 curl -s -H "Authorization: Bearer \$TOKEN" http://127.0.0.1:$((base_port + 2))/api/admin/connections

@@ -324,6 +324,17 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    Health: Type.Object(
+      {
+        Detailed: Type.Boolean({
+          default: false,
+          description:
+            "Anonymous /health/ready carries every check's data (PLC ids and states, replicas, lease holders); " +
+            'off: check names, statuses and fixed descriptions only (an admin token for every PLC still gets them)',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     Http: Type.Object(
       {
         HeadersTimeoutMs: PositiveInt(10_000, 'time to receive the request line and headers'),

@@ -69,6 +69,15 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     return principal;
   };
 
+  /** On an `optionalToken` route a token without a usable `sub` leaves the caller anonymous. */
+  const optionalPrincipal = (claims: JWTPayload): Principal | null => {
+    try {
+      return principalFor(claims);
+    } catch {
+      return null;
+    }
+  };
+
   // Limits kept in memory decide at once, so admission stays synchronous; a shared store (Redis) answers later
   // and the rest of the chain runs when it has.
   const admit = (request: FastifyRequest, principal: Principal | null): Promise<void> | undefined => {
@@ -100,7 +109,12 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
   const admitKnown = (request: FastifyRequest): string | undefined | Promise<void> => {
     if (request.is404) return undefined;
     const options = request.routeOptions.config;
-    if (!requiresToken(request.routeOptions.url, options)) return admit(request, null);
+    if (!requiresToken(request.routeOptions.url, options)) {
+      const offered = options.optionalToken === true ? offeredToken(request) : undefined;
+      if (offered === undefined) return admit(request, null);
+      const known = verifier.known(offered);
+      return known === undefined ? offered : admit(request, optionalPrincipal(known));
+    }
     const token = extractBearerToken(request, options.websocket === true);
     const known = verifier.known(token);
     if (known === undefined) return token;
@@ -143,13 +157,27 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     }
     const later =
       typeof outcome === 'string'
-        ? verifier.verify(outcome).then((claims) => admit(request, principalFor(claims)))
+        ? request.routeOptions.config.optionalToken === true
+          ? verifier.verify(outcome).then(
+              (claims) => admit(request, optionalPrincipal(claims)),
+              () => admit(request, null),
+            )
+          : verifier.verify(outcome).then((claims) => admit(request, principalFor(claims)))
         : outcome;
     later.then(
       () => done(),
       (err: unknown) => done(err as Error),
     );
   });
+}
+
+/** The token an `optionalToken` route was sent, if any; a malformed credential counts as none there. */
+function offeredToken(request: FastifyRequest): string | undefined {
+  try {
+    return extractBearerToken(request, false);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The PLC of a `plcScoped` route, as resolved by the guards. */

@@ -1,5 +1,6 @@
-// The route options the guards read (`config: { feature, policy, plcScoped, limit, authenticate, websocket }`) and the
-// request properties they fill in, declared on fastify's types so every route is checked by the compiler.
+// The route options the guards read (`config: { feature, policy, plcScoped, limit, authenticate, optionalToken,
+// websocket }`) and the request properties they fill in, declared on fastify's types so every route is checked by
+// the compiler.
 import type { FeatureName } from '../config/schema.ts';
 import type { PlcTarget } from '../targets/target.ts';
 import type { PolicyName } from './policies.ts';
@@ -28,6 +29,11 @@ declare module 'fastify' {
     limit?: RouteLimitName | readonly RouteLimitName[];
     /** The route needs a verified token although it names no policy (its operations check their own). */
     authenticate?: boolean;
+    /**
+     * An anonymous route that reads a bearer token when one is sent: a valid one fills `principal` (the route may
+     * show its caller more), a missing or bad one leaves the caller anonymous instead of answering 401.
+     */
+    optionalToken?: boolean;
     /** A WebSocket route: the token may come in the `access_token` query parameter. */
     websocket?: boolean;
   }

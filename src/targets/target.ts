@@ -153,6 +153,11 @@ export interface PlcTarget {
   /** Calls `instancePath#method` with positional or named parameters. */
   invoke(instancePath: string, method: string, parameters: MethodArguments): Promise<MethodResult>;
 
+  /**
+   * On-change notifications of `path`; the current value comes first. Kept across a lost connection: once it is
+   * Connected again, each live subscription delivers its current value once (a re-registered ADS notification's
+   * first sample), so callers never read it again themselves.
+   */
   subscribe(path: string, options: SubscribeOptions): Promise<Subscription>;
 
   readonly files: PlcFiles;

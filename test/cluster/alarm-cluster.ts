@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { SseEvent } from '../features/notifications/clients.ts';
 import type { CliProcess } from '../helpers/cluster-plant.ts';
+import { bearer, mintToken } from '../helpers/tokens.ts';
 
 export const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
 
@@ -36,7 +37,9 @@ export const alarmEvent =
 
 /** plcId -> holder, as the cluster check of the replica's /health/ready lists them. */
 export async function leasesOf(replica: CliProcess): Promise<Record<string, string>> {
-  const report = (await (await fetch(`${replica.url}/health/ready`)).json()) as {
+  // Lease holders are details: an admin token for every PLC sees them.
+  const headers = bearer(await mintToken({ sub: 'health-reader' }));
+  const report = (await (await fetch(`${replica.url}/health/ready`, { headers })).json()) as {
     checks: Array<{ name: string; data: { leases?: Record<string, string> } }>;
   };
   return report.checks.find((c) => c.name === 'cluster')?.data.leases ?? {};

@@ -70,7 +70,8 @@ describe('examples/cluster/run.sh', () => {
       try {
         const headers = authHeaders(token);
         const url = (i: number) => `http://127.0.0.1:${basePort + i}`;
-        const ready = (await (await fetch(`${url(1)}/health/ready`)).json()) as {
+        // Replicas and lease holders are details: an admin token for every PLC sees them.
+        const ready = (await (await fetch(`${url(1)}/health/ready`, { headers })).json()) as {
           checks: Array<{ name: string; data: { replicas?: string[] } }>;
         };
         assert.deepEqual(ready.checks.find((c) => c.name === 'cluster')?.data.replicas, [

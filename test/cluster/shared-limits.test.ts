@@ -35,6 +35,8 @@ async function startReplicas(redis: RedisServer, settings: Record<string, unknow
         settings: {
           ...settings,
           Features: { Lifecycle: true },
+          // The cluster check's data is read anonymously here: a token would spend the budgets under test.
+          Health: { Detailed: true },
           Cluster: { Redis: redis.url, ReplicaId: id, HeartbeatSeconds: 1 },
         },
       }),

@@ -354,7 +354,14 @@ describe('web console in a browser', () => {
       .getByTestId('sim-cycles')
       .filter({ hasText: String(cycles + 10) })
       .waitFor();
-    await position.filter({ hasNotText: before }).waitFor();
+    // The axis shows where the step ended (the whole text: 200 contains the 0 it may have started from).
+    const end = await call<{ value: number }>(
+      'GET',
+      `/api/plcs/line2/variables/${encodeURIComponent('GVL_HMI.aAxes[1].rPosition')}`,
+    );
+    const shown = String(Number.isInteger(end.value) ? end.value : Number(end.value.toPrecision(7)));
+    assert.notEqual(shown, before);
+    await position.filter({ hasText: new RegExp(`^${shown.replace('.', '\\.')}$`) }).waitFor();
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByTestId('sim-state').filter({ hasText: 'Running' }).waitFor();
     await page.getByRole('button', { name: 'Pause' }).click();

@@ -73,8 +73,13 @@ export function describeError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** GET /health/ready (anonymous, no envelope); a 503 (Unhealthy) still carries the report. */
+/**
+ * GET /health/ready (no envelope); a 503 (Unhealthy) still carries the report. Sent with the token: anonymous
+ * callers get no per-PLC data, a signed-in user that of its own PLCs (an admin for every PLC: all of it).
+ */
 export async function loadReadiness(): Promise<HealthReport> {
-  const response = await fetch('/health/ready', { cache: 'no-store' });
+  const token = session.value?.token;
+  const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const response = await fetch('/health/ready', { cache: 'no-store', headers });
   return (await response.json()) as HealthReport;
 }

@@ -10,7 +10,7 @@ export type {
   TopologyView,
   WiredSlaveView,
 } from '../../../src/features/ethercat/service.ts';
-export type { HealthReport, HealthStatus } from '../../../src/features/health/service.ts';
+export type { ReadinessAnswer as HealthReport, HealthStatus } from '../../../src/features/health/service.ts';
 export type { LifecycleChange } from '../../../src/features/lifecycle/service.ts';
 export type { PlcStatus, PlcSummary } from '../../../src/features/plcs/service.ts';
 export type { StreamRow } from '../../../src/http/streams/registry.ts';

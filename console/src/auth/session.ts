@@ -27,20 +27,31 @@ export function onSignOut(hook: () => void): void {
   signOutHooks.push(hook);
 }
 
-/** Signs in with a token; answers a problem to show, or undefined. */
-export function signIn(token: string, via: Session['via'] = 'token'): string | undefined {
+/** A usable token's claims, or the problem to show (not a JWT, expired). */
+function checkToken(token: string): { token: string; claims: Claims } | string {
   const trimmed = token.trim().replace(/^Bearer\s+/i, '');
   const claims = decodeClaims(trimmed);
   if (claims === undefined) return 'That is not a JWT (three base64url parts separated by dots).';
   if (typeof claims.exp === 'number' && claims.exp * 1000 <= Date.now()) return 'That token has expired.';
-  const user =
-    typeof claims.name === 'string' ? claims.name : typeof claims.sub === 'string' ? claims.sub : '';
+  return { token: trimmed, claims };
+}
+
+/** How a user is named: `name` claim, else `sub`. */
+function userOf(claims: Claims): string {
+  return typeof claims.name === 'string' ? claims.name : typeof claims.sub === 'string' ? claims.sub : '';
+}
+
+/** Signs in with a token; answers a problem to show, or undefined. */
+export function signIn(token: string, via: Session['via'] = 'token'): string | undefined {
+  const checked = checkToken(token);
+  if (typeof checked === 'string') return checked;
+  const { token: trimmed, claims } = checked;
   sessionStorage.setItem(storageKey, trimmed);
   signOutReason.value = undefined;
   session.value = {
     token: trimmed,
     claims,
-    user,
+    user: userOf(claims),
     permissions: permissionsOf(claims, settings.value.roleClaim),
     via,
   };
@@ -61,14 +72,63 @@ export function restoreSession(): void {
   if (token !== null && signIn(token) !== undefined) sessionStorage.removeItem(storageKey);
 }
 
+/** A `#token=` link for another user than the one signed in, waiting for the user's answer. */
+export interface PendingSwitch {
+  token: string;
+  /** The signed-in user and the link's, each as `name (sub)`, or `sub`. */
+  current: string;
+  next: string;
+}
+
+export const pendingSwitch = signal<PendingSwitch | undefined>(undefined);
+
+/** `Alice (alice)`, or `alice` when the token has no other name: two users may share a display name. */
+function describeUser(claims: Claims): string {
+  const sub = typeof claims.sub === 'string' ? claims.sub : '';
+  const name = userOf(claims);
+  return name !== sub && sub !== '' ? `${name} (${sub})` : name;
+}
+
 /**
  * A token in the address bar's fragment (`#token=<JWT>`, as `serve` prints it): taken, then removed from the
- * address bar and the history at once. A fragment never reaches the server.
+ * address bar and the history at once. A fragment never reaches the server. A link for another user (another
+ * `sub`) than the one signed in waits for the user to confirm the switch: a link must not swap the person whose
+ * name the console shows, and whose rights it acts with, unnoticed. The same user's new token just replaces it.
  */
 export function takeFragmentToken(): void {
   const match = /^#token=([^&]+)/.exec(location.hash);
   if (match?.[1] === undefined) return;
   history.replaceState(null, '', `${location.pathname}${location.search}#/`);
-  const problem = signIn(decodeURIComponent(match[1]));
+  const checked = checkToken(decodeURIComponent(match[1]));
+  const current = session.value;
+  if (typeof checked === 'string') {
+    // Shown on the sign-in page when nobody is signed in; a signed-in user just keeps the session.
+    signOutReason.value = checked;
+    return;
+  }
+  if (current !== undefined && current.claims.sub !== checked.claims.sub) {
+    pendingSwitch.value = {
+      token: checked.token,
+      current: describeUser(current.claims),
+      next: describeUser(checked.claims),
+    };
+    return;
+  }
+  pendingSwitch.value = undefined;
+  signIn(checked.token);
+}
+
+/** The user confirmed the link's user: the current session ends (its live connections close) first. */
+export function acceptSwitch(): void {
+  const pending = pendingSwitch.value;
+  pendingSwitch.value = undefined;
+  if (pending === undefined) return;
+  signOut();
+  const problem = signIn(pending.token);
   if (problem !== undefined) signOutReason.value = problem;
+}
+
+/** The user keeps the current session; the link's token is forgotten. */
+export function declineSwitch(): void {
+  pendingSwitch.value = undefined;
 }

@@ -51,7 +51,7 @@ async function loadBuses(plcId: string): Promise<Bus[]> {
 
 async function loadHealth(plcId: string): Promise<HealthStatus | undefined> {
   const check = (await loadReadiness()).checks.find((c) => c.name === 'ethercat');
-  const status = check?.data[plcId];
+  const status = check?.data?.[plcId];
   return typeof status === 'string' ? (status as HealthStatus) : undefined;
 }
 

@@ -1,5 +1,5 @@
 // Live variable notifications per PLC: the shared subscriptions, the sessions of its clients, and the link
-// events (`disconnected`, then `reconnected` followed by fresh values of every symbol in use).
+// events (`disconnected`, then `reconnected` followed by the fresh value of every symbol in use, once).
 import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 import type { EventSink } from '../../http/streams/outbox.ts';
 import { NotificationSession } from './session.ts';
@@ -47,24 +47,10 @@ class PlcChannel {
       for (const s of this.sessions) s.emit({ name: 'disconnected', data });
       return;
     }
+    // The fresh values follow from the target itself: every subscription it restores delivers its current
+    // value first, as a re-registered ADS notification does. Reading them here as well sent each twice.
     const data = JSON.stringify({ plcId });
     for (const s of this.sessions) s.emit({ name: 'reconnected', data });
-    void this.#refresh();
-  }
-
-  /** After a reconnect every client gets fresh values, whether or not they changed while the link was down. */
-  async #refresh(): Promise<void> {
-    const paths = this.shared.paths();
-    if (paths.length === 0) return;
-    let items;
-    try {
-      items = await this.#target.readMany(paths);
-    } catch {
-      return; // Down again already: the next reconnect refreshes.
-    }
-    for (const item of items) {
-      if ('value' in item) this.shared.deliver(item.symbol, item);
-    }
   }
 }
 

@@ -125,22 +125,6 @@ export class SharedSubscriptions {
     await s.subscription?.close();
   }
 
-  /** The symbols in use, as the first client spelled them (for a fresh read after a reconnect). */
-  paths(): string[] {
-    const out: string[] = [];
-    for (const s of this.#shared.values()) {
-      const first = s.members.values().next();
-      if (first.done !== true) out.push(first.value.path);
-    }
-    return out;
-  }
-
-  /** Fans a freshly read value out to every listener of the symbol, as a change. */
-  deliver(path: string, event: Omit<ChangeEvent, 'symbol'>): void {
-    const s = this.#shared.get(path.trim().toUpperCase());
-    if (s !== undefined) this.#fanOut(s, { symbol: path, ...event });
-  }
-
   /** Closes every target subscription (app shutdown). */
   async closeAll(): Promise<void> {
     const all = [...this.#shared.values()];

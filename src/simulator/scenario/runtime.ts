@@ -115,6 +115,11 @@ export class HmiRuntime {
     this.#plc.sample();
   }
 
+  /** A step's last scan is done: every watch that differs reports now, whatever its cycle time. */
+  settle(): void {
+    this.#plc.sample({ immediate: true });
+  }
+
   /** Due one-shot and repeating steps, merged into file order. */
   #fireWithRepeats(n: number): number {
     const fired = this.#fired;

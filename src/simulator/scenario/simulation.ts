@@ -16,6 +16,8 @@ export interface SimulationSnapshot {
 export interface ScanRuntime {
   /** Runs scan `n` (1-based since load or reset); throws when the scan fails. */
   cycle(n: number): void;
+  /** After the scans of a step: every watch checks the memory the step ended on (see step()). */
+  settle(): void;
   reseed(): void;
 }
 
@@ -71,9 +73,16 @@ export class ScenarioSimulation {
         'The PLC runtime is stopped (ADS state Stop): no scan runs until it is started again.',
       );
     }
-    for (let i = 0; i < cycles; i++) {
-      const failure = this.#scan();
-      if (failure) throw new AppError('INTERNAL_ERROR', failure.message);
+    try {
+      for (let i = 0; i < cycles; i++) {
+        const failure = this.#scan();
+        if (failure) throw new AppError('INTERNAL_ERROR', failure.message);
+      }
+    } finally {
+      // The scans ran back to back in almost no PLC time, so on-change watches with a cycle time checked at
+      // most the first of them; a PLC would notify the values it ends on. Also after a failed scan: the
+      // scans before it happened.
+      this.#runtime.settle();
     }
     return this.state();
   }

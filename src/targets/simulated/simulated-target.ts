@@ -8,6 +8,7 @@ import {
   type PreparedWrite,
   type SimulatedPlc,
   type TypeRegistry,
+  type Watch,
 } from '../../simulator/engine/index.ts';
 import { IncrementalDecoder } from '../../plc/index.ts';
 import type { EtherCatPort } from '../ethercat-port.ts';
@@ -46,6 +47,7 @@ export class SimulatedTarget implements PlcTarget {
   simulation?: SimulationControl;
 
   readonly #listeners = new Set<ConnectionListener>();
+  /** Each live subscription with what re-registers it after a reconnect. */
   readonly #subscriptions = new Map<Subscription, () => void>();
   #state: ConnectionState = 'Disconnected';
   #typeSnapshot: TypeRegistry | undefined;
@@ -96,14 +98,14 @@ export class SimulatedTarget implements PlcTarget {
 
   /**
    * Simulates re-establishing the connection (Disconnected -> Connecting -> Connected); like restored
-   * ADS notifications, every subscription then receives its current value.
+   * ADS notifications, every subscription is registered again and receives its current value, once.
    */
   reconnect(): void {
     this.#dropCaches();
     this.#setState('Disconnected');
     this.#setState('Connecting');
     this.#setState('Connected');
-    for (const emitCurrent of [...this.#subscriptions.values()]) emitCurrent();
+    for (const restore of [...this.#subscriptions.values()]) restore();
   }
 
   connectionState(): ConnectionState {
@@ -215,24 +217,26 @@ export class SimulatedTarget implements PlcTarget {
           options.onChange({ symbol: path, value, typeName, timestamp: new Date(this.plc.now()) });
         }
       };
-      // Only the elements of a large array that changed since the last notification are decoded again.
-      const decoder = new IncrementalDecoder();
-      const watch = this.plc.watch(
-        path,
-        (change) => {
-          if (!change.type) return;
-          const value = decoder.decode(change.type, change.data);
-          emit(fromPlcClock(change.type, value, this.#clock), change.type.name);
-        },
-        {
-          cycleTimeMs: options.cycleTimeMs,
-          onInvalidated: (reason) => {
-            if (!open) return;
-            subscription.close().catch(() => undefined);
-            options.onError?.({ symbol: path, code: 'SYMBOL_INVALIDATED', message: reason });
+      const invalidated = (reason: string): void => {
+        if (!open) return;
+        subscription.close().catch(() => undefined);
+        options.onError?.({ symbol: path, code: 'SYMBOL_INVALIDATED', message: reason });
+      };
+      // Registered like an ADS notification: its snapshot starts at the current value, which is sent first.
+      const register = (at: string): Watch => {
+        // Only the elements of a large array that changed since the last notification are decoded again.
+        const decoder = new IncrementalDecoder();
+        return this.plc.watch(
+          at,
+          (change) => {
+            if (!change.type) return;
+            const value = decoder.decode(change.type, change.data);
+            emit(fromPlcClock(change.type, value, this.#clock), change.type.name);
           },
-        },
-      );
+          { cycleTimeMs: options.cycleTimeMs, onInvalidated: invalidated },
+        );
+      };
+      let watch = register(path);
       const subscription: Subscription = {
         symbol: path,
         close: () => {
@@ -251,7 +255,21 @@ export class SimulatedTarget implements PlcTarget {
           // The path vanished with a download; onInvalidated has reported it.
         }
       };
-      this.#subscriptions.set(subscription, emitCurrent);
+      // A restored connection registers the notification again: the old snapshot (from before the loss) would
+      // report as a change the value just sent as the current one.
+      const restore = (): void => {
+        if (!open || watch.path === undefined) return;
+        const at = watch.path;
+        watch.close();
+        try {
+          watch = register(at);
+        } catch (err) {
+          invalidated(err instanceof Error ? err.message : String(err));
+          return;
+        }
+        emitCurrent();
+      };
+      this.#subscriptions.set(subscription, restore);
       // Like an ADS on-change notification, the current value arrives first.
       queueMicrotask(emitCurrent);
       return subscription;

@@ -28,7 +28,8 @@ const healthy = { state: 'OP', error: false, link: 'ok', crcErrors: { A: 0, B: 0
 async function readiness(
   rig: BusRig,
 ): Promise<{ status: number; ethercat: Record<string, unknown> | undefined }> {
-  const res = await fetch(`${rig.base}/health/ready`);
+  // Per-PLC data is for tokens that may see the PLC (all of it for an admin of every PLC).
+  const res = await fetch(`${rig.base}/health/ready`, { headers: bearer(await mintToken()) });
   const body = (await res.json()) as { checks: Array<Record<string, unknown>> };
   return { status: res.status, ethercat: body.checks.find((c) => c.name === 'ethercat') };
 }

@@ -51,7 +51,7 @@ describe('ADS target: failures are visible', () => {
       assert.equal(status.lastError?.code, 'PLC_UNAVAILABLE');
       assert.match(status.lastError?.message ?? '', new RegExp(`127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
       assert.ok(!Number.isNaN(Date.parse(status.lastError?.since ?? '')));
-      const ready = await app.inject({ url: '/health/ready' });
+      const ready = await app.inject({ url: '/health/ready', headers });
       const check = ready.json<{ checks: Array<{ data: Record<string, string> }> }>().checks[0];
       assert.equal(check?.data.press, target.connectionState());
       assert.equal(check?.data['press.lastError'], `PLC_UNAVAILABLE: ${status.lastError?.message}`);
@@ -96,7 +96,7 @@ describe('ADS target: failures are visible', () => {
       await eventually(() => (right.connectionState() === 'Connected' ? true : undefined));
       const res = await app.inject({ url: '/api/plcs/press2/status', headers });
       assert.equal(res.json<{ data: { lastError?: unknown } }>().data.lastError, undefined);
-      const ready = await app.inject({ url: '/health/ready' });
+      const ready = await app.inject({ url: '/health/ready', headers });
       const data = ready.json<{ checks: Array<{ data: Record<string, string> }> }>().checks[0]?.data;
       assert.equal(data?.press2, 'Connected');
       assert.equal(data?.['press2.lastError'], undefined);
