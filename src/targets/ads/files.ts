@@ -139,6 +139,12 @@ export class AdsFiles implements PlcFiles {
       } catch (err) {
         // A partly written temporary file must not stay behind on the PLC.
         await remove(client, temp);
+        if (adsCodeOf(err) === AdsErrorCode.NoMemory) {
+          throw new AppError(
+            'FILE_QUOTA_EXCEEDED',
+            `The PLC has no room for '${path}' (ADS error ${AdsErrorCode.NoMemory}); nothing was written.`,
+          );
+        }
         throw err;
       }
       try {

@@ -66,6 +66,27 @@ describe('file store quota (simulated PLC, in memory)', () => {
   });
 });
 
+describe('file store quota through ADS (Real driver over the simulated ADS server)', () => {
+  test('a write past the quota is 507 FILE_QUOTA_EXCEEDED and leaves no temporary file', async () => {
+    const store = new MemoryFileStore(undefined, { maxTotalBytes: 1000, maxFileCount: 5 });
+    const f = await startFilesApp('real', { files: store, settings: { RateLimiting: { Enabled: false } } });
+    try {
+      const put = (path: string, size: number) => f.send('PUT', url(path), { raw: Buffer.alloc(size, 0x61) });
+      assert.equal((await put('a.bin', 1000)).statusCode, 200);
+      const over = await put('b.bin', 1);
+      assert.equal(over.statusCode, 507, over.body);
+      assert.equal(over.json().error.code, 'FILE_QUOTA_EXCEEDED');
+      assert.deepEqual(
+        (await store.list('')).map((e) => e.name),
+        ['a.bin'],
+      );
+      assert.deepEqual(store.usage, { totalBytes: 1000, count: 1 });
+    } finally {
+      await f.close();
+    }
+  });
+});
+
 describe('file store quota settings', () => {
   test('Files.MaxTotalBytes and Files.MaxFileCount reach the store of a configured simulated target', async () => {
     const config = testConfig({
