@@ -39,6 +39,7 @@ import { timerClock, type DeadlineClock } from './http/streams/token-deadlines.t
 import { adminRoutes } from './features/admin/routes.ts';
 import { notificationsRoutes } from './features/notifications/routes.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
+import { installSendTimeout, type SendWatchTimer } from './http/send-timeout.ts';
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
 import { installRouteCatalog } from './http/route-catalog.ts';
@@ -68,6 +69,8 @@ export interface AppDeps {
   readonly streamTimings?: Partial<StreamTimings>;
   /** Folder of the built web console; default dist/console. */
   readonly consoleDir?: string;
+  /** Clock and sweep schedule of the send timeout (Http.SendTimeoutSeconds); tests drive them. */
+  readonly sendWatch?: SendWatchTimer;
   /** The port the app will listen on, for the default `Cluster.ReplicaId` (host name and port). */
   readonly port?: number;
 }
@@ -114,6 +117,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installStrictQueryNumbers(app);
   // Then the pipeline in request order: logging is the logger above; metrics time the whole request.
   const metrics = installMetrics(app);
+  installSendTimeout(app, settings.Http.SendTimeoutSeconds, metrics, deps.sendWatch);
   const cluster = await startCluster(settings, { log: app.log, metrics, now, port: deps.port });
   if (cluster) app.addHook('onClose', () => cluster.close());
   const limits = createRateLimits(settings.RateLimiting, now, cluster?.limiterStore);

@@ -6,6 +6,10 @@ export const errorCatalog = {
   TYPE_MISMATCH: { status: 400, message: 'The value does not fit the PLC type.' },
   BATCH_LIMIT_EXCEEDED: { status: 400, message: 'Too many symbols in one batch.' },
   SUBSCRIPTION_LIMIT_EXCEEDED: { status: 400, message: 'Too many subscribed symbols for this client.' },
+  RESERVED_FILE_NAME: {
+    status: 400,
+    message: 'A path segment is a Windows device name (CON, NUL, COM1, …).',
+  },
   UNAUTHORIZED: { status: 401, message: 'A valid bearer token is required.' },
   TOKEN_EXPIRED: { status: 401, message: 'The token that opened this stream has expired.' },
   TOKEN_REVOKED: { status: 401, message: 'The key that signed the token of this stream was withdrawn.' },
@@ -22,6 +26,10 @@ export const errorCatalog = {
   MASTER_NOT_FOUND: { status: 404, message: 'No such EtherCAT master on this PLC.' },
   SLAVE_NOT_FOUND: { status: 404, message: 'No such EtherCAT slave on this PLC.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed on this route.' },
+  FILE_TOO_LARGE_FOR_JSON: {
+    status: 406,
+    message: 'The file is too large for a JSON answer: ask with Accept: application/octet-stream.',
+  },
   SIMULATION_CONFLICT: { status: 409, message: 'The simulation cannot do this in its current state.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type.' },
@@ -29,6 +37,7 @@ export const errorCatalog = {
   CONNECTION_LIMIT: { status: 429, message: 'Too many open stream connections.' },
   CONCURRENCY_LIMIT: { status: 429, message: 'Too many long-running calls at once.' },
   NEGOTIATION_LIMIT: { status: 429, message: 'Too many negotiated hub connections not yet connected.' },
+  DOWNLOAD_LIMIT: { status: 429, message: 'Too many file downloads in progress for this user.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   FEATURE_DISABLED: { status: 501, message: 'This feature is disabled.' },
   TYPE_NOT_SUPPORTED: { status: 501, message: 'The gateway cannot read or write values of this PLC type.' },
@@ -37,6 +46,7 @@ export const errorCatalog = {
   PLC_UNAVAILABLE: { status: 503, message: 'The PLC is not connected.' },
   CLUSTER_UNAVAILABLE: { status: 503, message: 'The shared store of the replicas (Redis) is unreachable.' },
   ADS_TIMEOUT: { status: 504, message: 'The PLC did not answer in time.' },
+  FILE_QUOTA_EXCEEDED: { status: 507, message: "The PLC's file store has no room for this write." },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof errorCatalog;

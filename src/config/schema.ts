@@ -251,7 +251,16 @@ export const SettingsSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     Files: Type.Object(
-      { MaxBytes: PositiveInt(16 * 1024 * 1024) },
+      {
+        MaxBytes: PositiveInt(16 * 1024 * 1024),
+        MaxJsonBytes: PositiveInt(
+          1024 * 1024,
+          'largest file answered as base64 JSON; larger ones only as application/octet-stream',
+        ),
+        MaxConcurrentDownloadsPerUser: PositiveInt(4, 'file downloads in progress at once per user'),
+        MaxTotalBytes: PositiveInt(64 * 1024 * 1024, 'bytes of all files of a simulated PLC kept in memory'),
+        MaxFileCount: PositiveInt(1000, 'files and folders of a simulated PLC kept in memory'),
+      },
       { additionalProperties: false, default: {} },
     ),
     Mcp: Type.Object(
@@ -340,6 +349,10 @@ export const SettingsSchema = Type.Object(
         HeadersTimeoutMs: PositiveInt(10_000, 'time to receive the request line and headers'),
         RequestTimeoutMs: PositiveInt(30_000, 'time to receive the whole request, body included'),
         KeepAliveTimeoutMs: PositiveInt(5_000, 'idle time allowed between requests on one connection'),
+        SendTimeoutSeconds: PositiveInt(
+          30,
+          'a response or stream whose send buffer stays full this long (the client does not read) is cut off',
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

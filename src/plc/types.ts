@@ -154,3 +154,13 @@ export interface FileEntry {
   size: number;
   modified: Date;
 }
+
+/** A file opened for reading in chunks, so a download never holds more than a chunk of it. */
+export interface FileReader {
+  /** The size when the file was opened; a reader never returns more than this in all. */
+  readonly size: number;
+  /** The next bytes, at most `max` of them; an empty buffer at the end of the file. */
+  read(max: number): Promise<Buffer>;
+  /** Releases the file (a PLC file handle); safe to call more than once. */
+  close(): Promise<void>;
+}

@@ -2,11 +2,18 @@
 // JSON-safe (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as milliseconds).
 
 import type { AdsStateName } from '../plc/ads/constants.ts';
-import type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
+import type {
+  FileEntry,
+  FileReader,
+  MethodArguments,
+  MethodResult,
+  PlcValue,
+  SymbolNode,
+} from '../plc/types.ts';
 import type { EtherCatPort } from './ethercat-port.ts';
 
 // The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
-export type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode };
+export type { FileEntry, FileReader, MethodArguments, MethodResult, PlcValue, SymbolNode };
 export { adsStateNames as adsStates } from '../plc/ads/constants.ts';
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = AdsStateName;
@@ -71,6 +78,8 @@ export interface Subscription {
 
 export interface PlcFiles {
   read(path: string): Promise<Buffer>;
+  /** Opens a file to read it in chunks (downloads stream through it); FILE_NOT_FOUND when there is none. */
+  openRead(path: string): Promise<FileReader>;
   /** Atomic: a reader sees the old content or the new, never a mix. */
   write(path: string, content: Buffer): Promise<void>;
   list(dir: string): Promise<FileEntry[]>;

@@ -23,6 +23,8 @@ export interface TestAppOptions {
   streamTimings?: AppDeps['streamTimings'];
   /** Folder of a built web console. */
   consoleDir?: string;
+  /** Clock and sweeps of the send timeout. */
+  sendWatch?: AppDeps['sendWatch'];
   /** Runs before the app is made ready: add test-only routes here. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -38,6 +40,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
+    ...(options.sendWatch ? { sendWatch: options.sendWatch } : {}),
   });
   await options.extend?.(app);
   await app.ready();

@@ -122,6 +122,7 @@ export class FakeTarget implements PlcTarget {
   }
   readonly files: PlcFiles = {
     read: (path) => Promise.reject(new AppError('FILE_NOT_FOUND', `No file ${path}.`)),
+    openRead: (path) => Promise.reject(new AppError('FILE_NOT_FOUND', `No file ${path}.`)),
     write: () => Promise.reject(new AppError('FILE_NOT_FOUND', 'No file root.')),
     list: () => Promise.resolve([]),
   };

@@ -20,10 +20,11 @@ interface Envelope<T> {
 
 export type Body = { json: unknown } | { bytes: Blob } | undefined;
 
-async function request<T>(method: string, path: string, body?: Body): Promise<T> {
+async function request<T>(method: string, path: string, body?: Body, accept?: string): Promise<T> {
   const token = session.value?.token;
   const headers: Record<string, string> = {};
   if (token !== undefined) headers.authorization = `Bearer ${token}`;
+  if (accept !== undefined) headers.accept = accept;
   let payload: BodyInit | undefined;
   if (body !== undefined && 'json' in body) {
     headers['content-type'] = 'application/json';
@@ -37,6 +38,10 @@ async function request<T>(method: string, path: string, body?: Body): Promise<T>
     response = await fetch(path, { method, headers, body: payload ?? null, cache: 'no-store' });
   } catch {
     throw new ApiError(0, 'NETWORK_ERROR', 'The gateway cannot be reached.');
+  }
+  // A byte answer (a file download) is the bytes themselves; failures still come in the envelope.
+  if (response.ok && response.headers.get('content-type')?.startsWith('application/octet-stream')) {
+    return (await response.blob()) as T;
   }
   const text = await response.text();
   let parsed: unknown;
@@ -60,6 +65,8 @@ export const api = {
   post: <T>(path: string, body?: Body): Promise<T> => request<T>('POST', path, body),
   put: <T>(path: string, body: Body): Promise<T> => request<T>('PUT', path, body),
   delete: <T>(path: string): Promise<T> => request<T>('DELETE', path),
+  /** The raw bytes of a file download (Accept: application/octet-stream, streamed by the gateway). */
+  bytes: (path: string): Promise<Blob> => request<Blob>('GET', path, undefined, 'application/octet-stream'),
 };
 
 /** /api/plcs/{plcId}/... with each segment encoded. */

@@ -1,22 +1,17 @@
 // Files on a PLC (flag Files): browse folders, download a file, upload one (WriteAccess).
 import { useState } from 'preact/hooks';
 import { api, describeError, plcPath } from '../api/http.ts';
-import type { DirListing, FileContent, PlcSummary } from '../api/types.ts';
+import type { DirListing, PlcSummary } from '../api/types.ts';
 import { session } from '../auth/session.ts';
 import { usePoll } from '../live/use-live.ts';
 import { href } from '../router.ts';
 import type { View } from './view.ts';
-import { download } from '../components/download.ts';
+import { download as saveBlob } from '../components/download.ts';
 import { Outcome, type Result } from '../components/outcome.tsx';
 
 const join = (dir: string, name: string): string => (dir === '' ? name : `${dir}/${name}`);
 const filePath = (plcId: string, path: string): string =>
   `${plcPath(plcId, 'files')}/${path.split('/').map(encodeURIComponent).join('/')}`;
-
-function saveBytes(name: string, base64: string): void {
-  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  download(name, new Blob([bytes], { type: 'application/octet-stream' }));
-}
 
 function FileBrowser({ plcId, dir }: { plcId: string; dir: string }) {
   const listing = usePoll(
@@ -28,9 +23,11 @@ function FileBrowser({ plcId, dir }: { plcId: string; dir: string }) {
   const canWrite = session.value?.permissions.write === true;
   const download = async (name: string): Promise<void> => {
     try {
-      const file = await api.get<FileContent>(filePath(plcId, join(dir, name)));
-      saveBytes(name, file.contentBase64);
-      setOutcome({ ok: true, message: `Downloaded ${file.path} (${file.size} bytes).` });
+      // The raw form: a file of any size up to Files.MaxBytes, never held as base64.
+      const path = join(dir, name);
+      const bytes = await api.bytes(filePath(plcId, path));
+      saveBlob(name, bytes);
+      setOutcome({ ok: true, message: `Downloaded ${path} (${bytes.size} bytes).` });
     } catch (err) {
       setOutcome({ ok: false, message: describeError(err) });
     }

@@ -5,8 +5,9 @@ import { AppError } from '../../errors.ts';
 /** Longest path accepted (Windows MAX_PATH less the file root's own share). */
 export const maxPathLength = 240;
 
-// Device names Windows opens instead of a file, with or without an extension.
-const reservedName = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\..*)?$/i;
+// Device names Windows opens instead of a file. Windows ignores what follows the first dot and trailing dots and
+// spaces before it, so `nul.txt`, `CON .log` and `Com1..` are the device too.
+const reservedName = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$|clock\$)$/i;
 // Control characters (NUL included), the C1 range, and what Windows refuses or reads as wildcards or streams.
 // eslint-disable-next-line no-control-regex
 const forbiddenCharacter = /[\u0000-\u001f\u007f-\u009f<>:"|?*]/;
@@ -16,7 +17,8 @@ const controlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
 /**
  * The path in canonical form ('' is the root when `allowRoot`): VALIDATION_ERROR for `..` or `.` segments,
  * absolute paths, drive letters, backslashes, NUL and other control or reserved characters, characters a
- * Windows-1252 file name cannot hold, reserved device names and names ending in a dot or a space.
+ * Windows-1252 file name cannot hold and names ending in a dot or a space; RESERVED_FILE_NAME for a Windows
+ * device name (CON, NUL, COM1, CONIN$, …) in any segment, with any extension, case or trailing dots and spaces.
  */
 export function checkFilePath(path: string, allowRoot = false): string {
   const refuse = (why: string): never => {
@@ -36,8 +38,14 @@ export function checkFilePath(path: string, allowRoot = false): string {
   for (const segment of trimmed.split('/')) {
     if (segment === '..' || segment === '.') refuse(`'${segment}' segments are not allowed`);
     if (segment === '') refuse('empty path segments are not allowed');
+    const base = segment.split('.')[0]!.replace(/[ ]+$/, '');
+    if (reservedName.test(base)) {
+      throw new AppError(
+        'RESERVED_FILE_NAME',
+        `Invalid file path '${printable(path)}': '${printable(segment)}' is the Windows device ${base.toUpperCase()}.`,
+      );
+    }
     if (/[. ]$/.test(segment)) refuse('a name must not end in a dot or a space');
-    if (reservedName.test(segment)) refuse(`'${segment}' is a reserved device name`);
   }
   return trimmed;
 }

@@ -1,13 +1,24 @@
-// File routes (flag Files; FileTransfers limit): read (ReadAccess), atomic upload (WriteAccess) and listing
-// (ReadAccess) of files under the target's file root. Paths are checked before any PLC is asked.
+// File routes (flag Files; FileTransfers limit): read (ReadAccess; JSON or a raw byte stream, per the Accept
+// header, a few at a time per user), atomic upload (WriteAccess) and listing (ReadAccess) of files under the
+// target's file root. Paths are checked before any PLC is asked.
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { targetOf } from '../../guards/install-guards.ts';
 import { noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
+import { contentDisposition, downloadForm, downloadStream, DownloadSlots } from './download.ts';
 import { acceptRawUploads } from './raw-body.ts';
-import { base64Length, listDir, readFile, uploadDigest, uploadedBytes, writeFile } from './service.ts';
+import {
+  base64Length,
+  collectDownload,
+  listDir,
+  openDownload,
+  uploadDigest,
+  uploadedBytes,
+  writeFile,
+} from './service.ts';
 
 const FileParams = Type.Object({
   ...PlcIdParams.properties,
@@ -48,7 +59,10 @@ const filePath = (request: { params: unknown }): string => {
 const base = { feature: 'Files', plcScoped: true, limit: 'FileTransfers' } as const;
 
 export const filesRoutes: FeaturePlugin = (app, { config }) => {
-  const maxBytes = config.settings.Files.MaxBytes;
+  const files = config.settings.Files;
+  const maxBytes = files.MaxBytes;
+  const limits = { maxBytes, maxJsonBytes: files.MaxJsonBytes };
+  const slots = new DownloadSlots(files.MaxConcurrentDownloadsPerUser);
   acceptRawUploads(app, maxBytes);
 
   app.get(
@@ -56,13 +70,37 @@ export const filesRoutes: FeaturePlugin = (app, { config }) => {
     {
       schema: {
         tags: ['Files'],
-        summary: 'Read a file (base64); 413 when it is larger than Files.MaxBytes',
+        summary: 'Read a file: base64 JSON, or the raw bytes with Accept: application/octet-stream',
+        description:
+          `JSON (the default) up to Files.MaxJsonBytes (${Math.min(files.MaxJsonBytes, maxBytes)} bytes), ` +
+          `406 FILE_TOO_LARGE_FOR_JSON beyond; with Accept: application/octet-stream the bytes are streamed ` +
+          `(Content-Length set) up to Files.MaxBytes (${maxBytes}); 413 PAYLOAD_TOO_LARGE beyond. At most ` +
+          `${files.MaxConcurrentDownloadsPerUser} downloads per user at once (429 DOWNLOAD_LIMIT).`,
         params: FileParams,
         response: envelopeResponses(FileContent),
       },
       config: { ...base, policy: 'ReadAccess' },
     },
-    async (request) => ok(await readFile(targetOf(request), request.params['*'], maxBytes)),
+    async (request, reply) => {
+      const form = downloadForm(request.headers.accept);
+      const release = slots.acquire(request.principal?.sub ?? `ip:${request.ip}`);
+      // 'close' comes once the answer is sent or the connection is gone, whichever form and outcome.
+      reply.raw.once('close', release);
+      try {
+        const download = await openDownload(targetOf(request), request.params['*'], form, limits);
+        if (form === 'json') return ok(await collectDownload(download));
+        // The byte form is no envelope: it goes out through the reply without the JSON response schema's type.
+        const raw: FastifyReply = reply;
+        return raw
+          .header('content-type', 'application/octet-stream')
+          .header('content-length', download.reader.size)
+          .header('content-disposition', contentDisposition(download.path))
+          .send(downloadStream(download.reader));
+      } catch (err) {
+        release();
+        throw err;
+      }
+    },
   );
 
   app.put(

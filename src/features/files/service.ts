@@ -1,8 +1,9 @@
 // File use cases over the port: read, atomic write and listing, every path checked first and every transfer
-// bounded by Files.MaxBytes in both directions. Contents travel as base64 in JSON.
+// bounded by Files.MaxBytes in both directions. Uploads and small downloads travel as base64 in JSON; a
+// download asked for as application/octet-stream streams the bytes as the client takes them.
 import { createHash } from 'node:crypto';
 import { AppError } from '../../errors.ts';
-import type { PlcTarget } from '../../targets/target.ts';
+import type { FileReader, PlcTarget } from '../../targets/target.ts';
 import { checkFilePath } from './file-path.ts';
 
 export interface FileContent {
@@ -30,11 +31,71 @@ export function tooLarge(what: string, maxBytes: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `${what} is larger than Files.MaxBytes (${maxBytes} bytes).`);
 }
 
-export async function readFile(target: PlcTarget, path: string, maxBytes: number): Promise<FileContent> {
+/** How a download is answered: the spec's JSON envelope (base64) or the raw bytes. */
+export type DownloadForm = 'json' | 'octet-stream';
+
+export interface DownloadLimits {
+  /** Files.MaxBytes: no download is larger, in either form. */
+  readonly maxBytes: number;
+  /** Files.MaxJsonBytes: the largest file answered as JSON. */
+  readonly maxJsonBytes: number;
+}
+
+/** An opened download: the checked path and the reader to stream or collect (the caller closes it). */
+export interface OpenedDownload {
+  readonly path: string;
+  readonly reader: FileReader;
+}
+
+/** Bytes asked of the PLC per read: one ADS file chunk. */
+export const downloadChunkBytes = 64 * 1024;
+
+/**
+ * Opens a file to download after checking its size: PAYLOAD_TOO_LARGE past Files.MaxBytes, and for the JSON
+ * form FILE_TOO_LARGE_FOR_JSON past Files.MaxJsonBytes, so no large file is ever turned into a string.
+ */
+export async function openDownload(
+  target: PlcTarget,
+  path: string,
+  form: DownloadForm,
+  limits: DownloadLimits,
+): Promise<OpenedDownload> {
   const name = checkFilePath(path);
-  const content = await target.files.read(name);
-  if (content.length > maxBytes) throw tooLarge(`File '${name}'`, maxBytes);
-  return { path: name, size: content.length, contentBase64: content.toString('base64') };
+  const reader = await target.files.openRead(name);
+  const jsonLimit = Math.min(limits.maxJsonBytes, limits.maxBytes);
+  try {
+    if (reader.size > limits.maxBytes) throw tooLarge(`File '${name}'`, limits.maxBytes);
+    if (form === 'json' && reader.size > jsonLimit) {
+      throw new AppError(
+        'FILE_TOO_LARGE_FOR_JSON',
+        `File '${name}' has ${reader.size} bytes, more than Files.MaxJsonBytes (${jsonLimit}) for a JSON ` +
+          'answer: ask for it with Accept: application/octet-stream.',
+      );
+    }
+  } catch (err) {
+    await reader.close();
+    throw err;
+  }
+  return { path: name, reader };
+}
+
+/** The whole of a small opened file as the JSON answer; the reader is closed. */
+export async function collectDownload(download: OpenedDownload): Promise<FileContent> {
+  const { reader } = download;
+  try {
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = await reader.read(downloadChunkBytes);
+      if (chunk.length === 0) break;
+      parts.push(chunk);
+      total += chunk.length;
+    }
+    const content = Buffer.concat(parts, total);
+    return { path: download.path, size: content.length, contentBase64: content.toString('base64') };
+  } finally {
+    await reader.close();
+  }
 }
 
 export async function writeFile(target: PlcTarget, path: string, content: Buffer): Promise<FileWritten> {

@@ -106,6 +106,9 @@ async function storeCall<T>(run: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (isAppError(err) && err.code === 'FILE_NOT_FOUND')
       throw new AdsError(AdsErrorCode.NotFound, err.message);
+    // A store out of room answers as a PLC out of memory does.
+    if (isAppError(err) && err.code === 'FILE_QUOTA_EXCEEDED')
+      throw new AdsError(AdsErrorCode.NoMemory, err.message);
     if (isAppError(err)) throw new AdsError(AdsErrorCode.InvalidParameter, err.message);
     throw err;
   }

@@ -1,10 +1,11 @@
-// PlcFiles over the system service: reads and writes in chunks, handles always closed, writes atomic
-// by writing a temporary file and renaming it over the target.
+// PlcFiles over the system service: reads and writes in chunks (a download reads one FREAD at a time, as the
+// client takes it), handles always closed, writes atomic by writing a temporary file and renaming it over the
+// target.
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
 import { splitFilePath } from '../../plc/file-path.ts';
-import type { FileEntry, PlcFiles } from '../target.ts';
+import type { FileEntry, FileReader, PlcFiles } from '../target.ts';
 import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { adsCodeOf } from './ads-errors.ts';
 import { AdsPort, IndexGroup } from '../../plc/ads/constants.ts';
@@ -77,6 +78,55 @@ export class AdsFiles implements PlcFiles {
     });
   }
 
+  async openRead(path: string): Promise<FileReader> {
+    const segments = splitFilePath(path);
+    const name = segments.join('/');
+    const what = `Reading file '${path}'`;
+    const { handle, size, opened } = await this.#run(what, async (client) => {
+      const handle = await open(client, name, FileOpenMode.Read | FileOpenMode.Binary, path);
+      try {
+        // FREAD tells no size: the file's own FFILEFIND record does, so the answer can carry a length.
+        const records = await findAll(client, name);
+        const last = (segments.at(-1) ?? '').toLowerCase();
+        const record = records.find((r) => r.name.toLowerCase() === last) ?? records[0];
+        if (!record) throw new AppError('FILE_NOT_FOUND', `File '${path}' not found.`);
+        if (record.isDirectory) throw new AppError('VALIDATION_ERROR', `'${path}' is a folder.`);
+        return { handle, size: record.size, opened: client };
+      } catch (err) {
+        await close(client, handle);
+        throw err;
+      }
+    });
+    let position = 0;
+    let closed = false;
+    // A handle belongs to the connection that opened it: after a reconnect the same number may name another file.
+    const sameLink = (client: Client): void => {
+      if (client !== opened) throw new AppError('PLC_UNAVAILABLE', `${what}: the connection was renewed.`);
+    };
+    return {
+      size,
+      read: (max) => {
+        const length = Math.min(Math.max(0, max), FILE_CHUNK, size - position);
+        if (closed || length <= 0) return Promise.resolve(Buffer.alloc(0));
+        return this.#run(what, async (client) => {
+          sameLink(client);
+          const chunk = await client.readRaw(IndexGroup.FileRead, handle, length, system);
+          position += chunk.length;
+          // A file that shrank since it was opened ends early.
+          if (chunk.length < length) position = size;
+          return chunk;
+        });
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await this.#run(what, async (client) => {
+          if (client === opened) await close(client, handle);
+        }).catch(() => undefined);
+      },
+    };
+  }
+
   async write(path: string, content: Buffer): Promise<void> {
     const segments = splitFilePath(path);
     const name = segments.join('/');
@@ -89,6 +139,12 @@ export class AdsFiles implements PlcFiles {
       } catch (err) {
         // A partly written temporary file must not stay behind on the PLC.
         await remove(client, temp);
+        if (adsCodeOf(err) === AdsErrorCode.NoMemory) {
+          throw new AppError(
+            'FILE_QUOTA_EXCEEDED',
+            `The PLC has no room for '${path}' (ADS error ${AdsErrorCode.NoMemory}); nothing was written.`,
+          );
+        }
         throw err;
       }
       try {
@@ -124,7 +180,8 @@ export class AdsFiles implements PlcFiles {
       try {
         records = await findAll(client, `${prefix}*`);
       } catch (err) {
-        if (err instanceof AppError) throw err;
+        // A folder the PLC refuses to look into (a link out of its root) is refused, not looked up as missing.
+        if (err instanceof AppError || isRefusedParameter(err)) throw err;
         if (segments.length === 0) {
           if (isNotFound(err)) return [];
           throw err;

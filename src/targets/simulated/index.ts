@@ -1,7 +1,12 @@
 // Creates simulated targets: program from built-in types and InitialValues, files in memory or FileRoot.
 import { resolve } from 'node:path';
 import { ConfigError, type Config, type PlcTargetConfig } from '../../config/schema.ts';
-import { ProgramBuilder, SimulatedPlc, type FileStore } from '../../simulator/engine/index.ts';
+import {
+  MemoryFileStore,
+  ProgramBuilder,
+  SimulatedPlc,
+  type FileStore,
+} from '../../simulator/engine/index.ts';
 import {
   declareScenario,
   declareTypesOfScenario,
@@ -67,15 +72,16 @@ function createTarget(
 ): SimulatedTarget {
   const builder = baseProgramBuilder(id, settings, scenario);
   const declared = scenario ? asConfigError(id, () => declareScenario(builder, scenario)) : undefined;
-  const files: FileStore | undefined = settings.FileRoot
-    ? new DiskFileStore(
-        resolve(ctx.config.contentRoot, settings.FileRoot),
-        ctx.config.settings.Files?.MaxBytes,
-      )
-    : undefined;
+  const limits = ctx.config.settings.Files;
+  const files: FileStore = settings.FileRoot
+    ? new DiskFileStore(resolve(ctx.config.contentRoot, settings.FileRoot), limits?.MaxBytes)
+    : new MemoryFileStore(
+        ctx.clock,
+        limits ? { maxTotalBytes: limits.MaxTotalBytes, maxFileCount: limits.MaxFileCount } : undefined,
+      );
   const ethercat = scenario ? etherCatOf(scenario) : undefined;
   const plc = new SimulatedPlc(builder.build(), {
-    ...(files ? { files } : {}),
+    files,
     ...(ctx.clock ? { clock: ctx.clock } : {}),
     ...(ethercat ? { ethercat } : {}),
   });

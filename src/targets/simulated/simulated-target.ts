@@ -70,6 +70,16 @@ export class SimulatedTarget implements PlcTarget {
     // Files answer PLC_UNAVAILABLE while disconnected, like every other operation.
     this.files = {
       read: (path) => this.#connected().then(() => plc.files.read(path)),
+      openRead: async (path) => {
+        await this.#connected();
+        const reader = await plc.files.openRead(path);
+        // A download cut by a disconnect fails like any other operation would.
+        return {
+          size: reader.size,
+          read: (max) => this.#connected().then(() => reader.read(max)),
+          close: () => reader.close(),
+        };
+      },
       write: (path, content) => this.#connected().then(() => plc.files.write(path, content)),
       list: (dir) => this.#connected().then(() => plc.files.list(dir)),
     };

@@ -2,7 +2,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { FileStore } from '../../../src/simulator/engine/index.ts';
 import type { SettingsOverrides } from '../../helpers/config.ts';
-import { buildTestApp } from '../../helpers/app.ts';
+import { buildTestApp, type TestAppOptions } from '../../helpers/app.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import {
   failingTargets,
@@ -30,13 +30,19 @@ export interface FilesApp {
 
 export async function startFilesApp(
   driver: TestDriver,
-  options: { files?: FileStore; settings?: SettingsOverrides; now?: () => number } = {},
+  options: {
+    files?: FileStore;
+    settings?: SettingsOverrides;
+    now?: () => number;
+    sendWatch?: TestAppOptions['sendWatch'];
+  } = {},
 ): Promise<FilesApp> {
   const sim = await startTestPlc('sim1', driver, richProgram(), testNow, options.files);
   const app = await buildTestApp({
     targets: [sim.target, ...failingTargets()],
     settings: { Features: { Files: true }, ...options.settings },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.sendWatch ? { sendWatch: options.sendWatch } : {}),
   });
   const tokens = new Map<string, string>();
   const tokenFor = async (claims: Record<string, unknown>): Promise<string> => {

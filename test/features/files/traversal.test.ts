@@ -31,8 +31,24 @@ const badPaths = [
   './x.txt',
   'a//b.txt',
   'x.txt::$DATA',
+];
+
+// Windows device names in every form and place: any case, any extension, trailing dots and spaces.
+const deviceNames = [
   'CON',
   'nul.txt',
+  'a/Con/b.txt',
+  'prn.tar.gz',
+  'aux%20.txt',
+  'COM1',
+  'com9.log',
+  'LPT1.',
+  'lpt9%20%20',
+  'CONIN$',
+  'conout$.txt',
+  'Clock$',
+  'recipes/CLOCK$/x.csv',
+  'COM%C2%B9',
 ];
 
 interface Answer {
@@ -125,6 +141,57 @@ for (const driver of testDrivers) {
         }
       }
       assert.deepEqual({ root: await snapshot(root), outside: await snapshot(outside) }, before);
+    });
+
+    test('Windows device names are 400 RESERVED_FILE_NAME in every form and segment; nothing is touched', async () => {
+      const before = { root: await snapshot(root), outside: await snapshot(outside) };
+      for (const path of deviceNames) {
+        const answers = [
+          await send(base, token, 'GET', `/api/plcs/sim1/files/${path}`),
+          await send(base, token, 'GET', `/api/plcs/sim1/files?dir=${path}`),
+          await send(base, token, 'PUT', `/api/plcs/sim1/files/${path}`, Buffer.from('x')),
+        ];
+        for (const answer of answers) {
+          assert.equal(answer.status, 400, `${path}: ${JSON.stringify(answer.body)}`);
+          assert.equal(answer.body.error?.code, 'RESERVED_FILE_NAME', path);
+        }
+      }
+      // Names that only begin like a device are files like any other.
+      for (const path of ['console.txt', 'com10.csv', 'nul_/a.txt', 'clock.txt']) {
+        const put = await send(base, token, 'PUT', `/api/plcs/sim1/files/ok/${path}`, Buffer.from('x'));
+        assert.equal(put.status, 200, `${path}: ${JSON.stringify(put.body)}`);
+      }
+      await rm(join(root, 'ok'), { recursive: true });
+      assert.deepEqual({ root: await snapshot(root), outside: await snapshot(outside) }, before);
+    });
+
+    test('no folder is made through a link out of the root, however deep the new path', async () => {
+      const before = { root: await snapshot(root), outside: await snapshot(outside) };
+      for (const path of ['escape/new/x.txt', 'escape/a/b/c/x.txt', 'recipes/../escape/n/x.txt']) {
+        const answer = await send(base, token, 'PUT', `/api/plcs/sim1/files/${path}`, Buffer.from('x'));
+        assert.equal(answer.status, 400, `${path}: ${JSON.stringify(answer.body)}`);
+        assert.equal(answer.body.error?.code, 'VALIDATION_ERROR');
+      }
+      assert.deepEqual({ root: await snapshot(root), outside: await snapshot(outside) }, before);
+    });
+
+    test('a listing shows no size or date of anything outside the root: links leading out are left out', async () => {
+      await symlink(join(root, 'recipes', 'r1.csv'), join(root, 'inner-link.csv'));
+      try {
+        const answer = await send(base, token, 'GET', '/api/plcs/sim1/files');
+        assert.equal(answer.status, 200);
+        const entries = (answer.body.data as { entries: Array<{ name: string; size: number }> }).entries;
+        // A link that stays inside is listed as what it leads to.
+        assert.deepEqual(
+          entries.map((e) => [e.name, e.size]),
+          [
+            ['inner-link.csv', 'old content'.length],
+            ['recipes', 0],
+          ],
+        );
+      } finally {
+        await rm(join(root, 'inner-link.csv'));
+      }
     });
 
     test('symlinks leading out of the root are refused for reads, writes and listings', async () => {

@@ -245,7 +245,7 @@ export function failingTarget(id: string, code: ErrorCode): PlcTarget {
     writeMany: fail,
     invoke: fail,
     setAdsState: fail,
-    files: { read: fail, write: fail, list: fail },
+    files: { read: fail, openRead: fail, write: fail, list: fail },
   });
 }
 
