@@ -9,6 +9,7 @@ import type { TargetRegistry } from '../targets/registry.ts';
 import { extractBearerToken } from './auth/bearer.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import { createAdmission } from './admission.ts';
+import { OncePerSubject } from './once-per-subject.ts';
 import { principalFromClaims, type Principal } from './principal.ts';
 import type { RateLimits } from './rate-limit/rate-limits.ts';
 import './route-options.ts';
@@ -49,9 +50,22 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
 
   // A principal per verified claims object: a cached token yields the same object, so its principal is built once.
   const principals = new WeakMap<JWTPayload, Principal>();
+  // An operator whose tokens lack plc_access sees every request refused; one line per sub says why.
+  const unscoped = new OncePerSubject(auth.DefaultPlcAccessLogSubjects);
   const principalFor = (claims: JWTPayload): Principal => {
     let principal = principals.get(claims);
     if (principal === undefined) {
+      if (
+        claims.plc_access === undefined &&
+        auth.DefaultPlcAccess === 'none' &&
+        typeof claims.sub === 'string' &&
+        unscoped.first(claims.sub)
+      ) {
+        app.log.warn(
+          { sub: claims.sub },
+          'a token without a plc_access claim met Auth.DefaultPlcAccess none: it grants no PLC',
+        );
+      }
       principal = principalFromClaims(claims, {
         roleClaimType: auth.RoleClaimType,
         defaultPlcAccess: auth.DefaultPlcAccess,
