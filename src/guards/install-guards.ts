@@ -46,6 +46,8 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     const ws = route as { websocket?: unknown; wsHandler?: unknown };
     if (ws.websocket === true || typeof ws.wsHandler === 'function')
       route.config = { ...route.config, websocket: true };
+    // Likewise event streams (`sse`, as @fastify/sse declares them): EventSource cannot send headers.
+    if ((route as { sse?: unknown }).sse !== undefined) route.config = { ...route.config, eventStream: true };
   });
 
   // A principal per verified claims object: a cached token yields the same object, so its principal is built once.
@@ -108,7 +110,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     if (request.is404) return undefined;
     const options = request.routeOptions.config;
     if (!requiresToken(request.routeOptions.url, options)) return admit(request, null);
-    const token = extractBearerToken(request, options.websocket === true);
+    const token = extractBearerToken(request, options.websocket === true || options.eventStream === true);
     const known = verifier.known(token);
     if (known === undefined) return token;
     return admit(request, principalFor(known));

@@ -1,5 +1,6 @@
-// The route options the guards read (`config: { feature, policy, plcScoped, limit, fleet, authenticate, websocket }`)
-// and the request properties they fill in, declared on fastify's types so every route is checked by the compiler.
+// The route options the guards read (`config: { feature, policy, plcScoped, limit, fleet, authenticate, websocket,
+// eventStream }`) and the request properties they fill in, declared on fastify's types so every route is checked by
+// the compiler.
 import type { FeatureName } from '../config/schema.ts';
 import type { PlcTarget } from '../targets/target.ts';
 import type { PolicyName } from './policies.ts';
@@ -30,6 +31,11 @@ declare module 'fastify' {
     authenticate?: boolean;
     /** A WebSocket route: the token may come in the `access_token` query parameter. */
     websocket?: boolean;
+    /**
+     * An event-stream (SSE) route, set for every route declaring `sse`: the token may come in `access_token`, since
+     * a browser's EventSource cannot send an Authorization header.
+     */
+    eventStream?: boolean;
     /**
      * A fleet route (answers for every PLC the token permits): a token permitting no configured PLC gets 403
      * PLC_ACCESS_DENIED instead of an empty answer.
