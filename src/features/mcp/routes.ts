@@ -10,6 +10,7 @@ import { principalOf } from '../../guards/install-guards.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { attachPrincipal } from './caller.ts';
 import { createGuarded } from './guarded.ts';
+import { mcpResponses } from './openapi-responses.ts';
 import { promptsPart } from './prompts.ts';
 import { resourcesPart } from './resources.ts';
 import { createSessionServer, type SessionPart } from './session-server.ts';
@@ -85,7 +86,7 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
       summary: 'Model Context Protocol (Streamable HTTP) for AI agents; see the README for the tools',
       hide: !config.features.Mcp,
     },
-    config: { feature: 'Mcp', authenticate: true },
+    config: { feature: 'Mcp', authenticate: true, openapi: { responses: mcpResponses } },
     handler: async (request, reply) => {
       const principal = principalOf(request);
       await sessions.sweep();
