@@ -57,12 +57,21 @@ export function errorStatuses({ methods, secured, hasParams, config }: Operation
   return new Map([...reasons].sort(([a], [b]) => a - b));
 }
 
+const errorCode = /^[A-Z_]+$/;
+
 /** Response entries (the error envelope) for the statuses a route's own schema leaves out. */
 export function errorResponses(rules: OperationRules, declared: Readonly<Record<string, unknown>>): object {
   const responses: Record<string, unknown> = {};
   for (const [status, why] of errorStatuses(rules)) {
     if (Object.hasOwn(declared, String(status))) continue;
-    responses[status] = { ...ErrorEnvelope, description: `Error envelope; error.code: ${why.join(', ')}` };
+    const codes = why.filter((reason) => errorCode.test(reason));
+    const notes = why.filter((reason) => !errorCode.test(reason));
+    const description = [
+      'Error envelope',
+      ...(codes.length > 0 ? [`error.code: ${codes.join(', ')}`] : []),
+      ...notes,
+    ].join('; ');
+    responses[status] = { ...ErrorEnvelope, description };
   }
   return responses;
 }
