@@ -4,7 +4,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +12,7 @@ import { operationIdOf } from '../../../src/http/openapi-operations.ts';
 import { openApiDocument, type OpenApiDocument, type OpenApiOperation } from './document.ts';
 
 const run = promisify(execFile);
+const root = resolve(import.meta.dirname, '../../..');
 
 let doc: OpenApiDocument;
 before(async () => {
@@ -42,7 +43,7 @@ describe('OpenAPI document, every flag on', () => {
     await writeFile(file, JSON.stringify(doc));
     const { stdout } = await run(
       process.execPath,
-      ['node_modules/@redocly/cli/bin/cli.js', 'lint', file, '--format=json'],
+      [resolve(root, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', file, '--format=json'],
       {
         maxBuffer: 64 * 1024 * 1024,
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
