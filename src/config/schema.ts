@@ -69,6 +69,14 @@ const AuthSettings = Type.Object(
     ClockSkewSeconds: Type.Integer({ minimum: 0, maximum: 3600, default: 30 }),
     RoleClaimType: Type.String({ minLength: 1, default: 'role' }),
     DefaultPlcAccess: Type.Union([Type.Literal('none'), Type.Literal('*')], { default: 'none' }),
+    DefaultPlcAccessLogSubjects: Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 10_000,
+      description:
+        'How many token subjects are remembered as already logged for meeting DefaultPlcAccess none without a ' +
+        'plc_access claim (each is logged once; when full, the memory is emptied)',
+    }),
     JwksCooldownSeconds: Type.Integer({
       minimum: 0,
       maximum: 3600,

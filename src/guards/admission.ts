@@ -1,5 +1,5 @@
 // The checks every call to a guarded operation passes after authentication, in the documented order:
-// 501 feature flag -> 403 policy -> 404 plc -> 403 plc_access -> 429 route limit. HTTP routes run them from the
+// 501 feature flag -> 403 policy -> 403 no PLC at all (fleet routes) / 404 plc -> 403 plc_access -> 429 route limit. HTTP routes run them from the
 // guard hook; other front doors (MCP tools) run the very same function with the rule of the route they mirror.
 import type { Config, FeatureName } from '../config/schema.ts';
 import { AppError } from '../errors.ts';
@@ -16,6 +16,8 @@ export interface AdmissionRule {
   readonly policy?: PolicyName | undefined;
   readonly plcScoped?: boolean | PlcScope | undefined;
   readonly limit?: RouteLimitName | readonly RouteLimitName[] | undefined;
+  /** Answers for every PLC the token permits: a token that permits none is refused instead of answered empty. */
+  readonly fleet?: boolean | undefined;
 }
 
 export interface AdmissionDeps {
@@ -41,6 +43,14 @@ export interface Admitted {
 
 export type Admit = (rule: AdmissionRule, request: AdmissionRequest) => Admitted;
 
+/**
+ * True when the token reaches at least one configured PLC. A claim naming only PLCs that are not configured grants
+ * nothing here: a fleet answer for it would be empty however it is asked.
+ */
+function grantsAnyPlc(principal: Principal, registry: TargetRegistry): boolean {
+  return principal.plcAccess.all || registry.list().some((target) => canAccessPlc(principal, target.id));
+}
+
 /** Builds the admission check; it throws AppError for a refusal decided at once. */
 export function createAdmission({ config, registry, limits }: AdmissionDeps): Admit {
   const spendRouteLimits = (
@@ -62,6 +72,10 @@ export function createAdmission({ config, registry, limits }: AdmissionDeps): Ad
     }
     if (rule.policy !== undefined && (principal === null || !satisfiesPolicy(principal, rule.policy))) {
       throw new AppError('FORBIDDEN', `The token does not grant this: ${describePolicy(rule.policy)}`);
+    }
+
+    if (rule.fleet === true && principal !== null && !grantsAnyPlc(principal, registry)) {
+      throw new AppError('PLC_ACCESS_DENIED', 'this token grants no PLC');
     }
 
     // From here on the PLC is named by its configured id, however the caller spelled it (limits, messages).

@@ -9,6 +9,7 @@ import type { TargetRegistry } from '../targets/registry.ts';
 import { extractBearerToken } from './auth/bearer.ts';
 import type { TokenVerifier } from './auth/token-verifier.ts';
 import { createAdmission } from './admission.ts';
+import { OncePerSubject } from './once-per-subject.ts';
 import { isNarrowerOrSame, principalFromClaims, type Principal } from './principal.ts';
 import type { RateLimits } from './rate-limit/rate-limits.ts';
 import './route-options.ts';
@@ -45,13 +46,28 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
     const ws = route as { websocket?: unknown; wsHandler?: unknown };
     if (ws.websocket === true || typeof ws.wsHandler === 'function')
       route.config = { ...route.config, websocket: true };
+    // Likewise event streams (`sse`, as @fastify/sse declares them): EventSource cannot send headers.
+    if ((route as { sse?: unknown }).sse !== undefined) route.config = { ...route.config, eventStream: true };
   });
 
   // A principal per verified claims object: a cached token yields the same object, so its principal is built once.
   const principals = new WeakMap<JWTPayload, Principal>();
+  // An operator whose tokens lack plc_access sees every request refused; one line per sub says why.
+  const unscoped = new OncePerSubject(auth.DefaultPlcAccessLogSubjects);
   const principalFor = (claims: JWTPayload): Principal => {
     let principal = principals.get(claims);
     if (principal === undefined) {
+      if (
+        claims.plc_access === undefined &&
+        auth.DefaultPlcAccess === 'none' &&
+        typeof claims.sub === 'string' &&
+        unscoped.first(claims.sub)
+      ) {
+        app.log.warn(
+          { sub: claims.sub },
+          'a token without a plc_access claim met Auth.DefaultPlcAccess none: it grants no PLC',
+        );
+      }
       const key = verifier.keyOf(claims);
       principal = {
         ...principalFromClaims(claims, {
@@ -115,7 +131,7 @@ export function installGuards(app: FastifyInstance, deps: GuardDeps): void {
       const known = verifier.known(offered);
       return known === undefined ? offered : admit(request, optionalPrincipal(known));
     }
-    const token = extractBearerToken(request, options.websocket === true);
+    const token = extractBearerToken(request, options.websocket === true || options.eventStream === true);
     const known = verifier.known(token);
     if (known === undefined) return token;
     return admit(request, principalFor(known));

@@ -1,5 +1,5 @@
-// The route options the guards read (`config: { feature, policy, plcScoped, limit, authenticate, optionalToken,
-// websocket }`) and the request properties they fill in, declared on fastify's types so every route is checked by
+// The route options the guards read (`config: { feature, policy, plcScoped, limit, fleet, authenticate, optionalToken,
+// websocket, eventStream }`) and the request properties they fill in, declared on fastify's types so every route is checked by
 // the compiler.
 import type { FeatureName } from '../config/schema.ts';
 import type { PlcTarget } from '../targets/target.ts';
@@ -36,6 +36,16 @@ declare module 'fastify' {
     optionalToken?: boolean;
     /** A WebSocket route: the token may come in the `access_token` query parameter. */
     websocket?: boolean;
+    /**
+     * An event-stream (SSE) route, set for every route declaring `sse`: the token may come in `access_token`, since
+     * a browser's EventSource cannot send an Authorization header.
+     */
+    eventStream?: boolean;
+    /**
+     * A fleet route (answers for every PLC the token permits): a token permitting no configured PLC gets 403
+     * PLC_ACCESS_DENIED instead of an empty answer.
+     */
+    fleet?: boolean;
   }
 
   interface FastifyRequest {

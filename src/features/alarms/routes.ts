@@ -77,7 +77,7 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
         summary: 'Outstanding alarms of every monitored PLC the caller’s plc_access permits',
         response: envelopeResponses(AlarmList),
       },
-      config: { feature: 'Alarms', policy: 'ReadAccess', limit: 'AlarmReads' },
+      config: { feature: 'Alarms', policy: 'ReadAccess', limit: 'AlarmReads', fleet: true },
     },
     async (request, reply) => {
       const principal = principalOf(request);

@@ -97,7 +97,7 @@ export function alarmStreamRoutes(
           'within one PLC, not across PLCs.',
         response: streamResponse,
       },
-      config: { feature: 'Alarms', policy: 'ReadAccess' },
+      config: { feature: 'Alarms', policy: 'ReadAccess', fleet: true },
     },
     async (request, reply) => {
       const principal = principalOf(request);

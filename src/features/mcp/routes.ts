@@ -13,6 +13,7 @@ import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { tokenEndEvents } from '../../http/streams/sse-stream.ts';
 import { attachPrincipal } from './caller.ts';
 import { createGuarded } from './guarded.ts';
+import { mcpResponses } from './openapi-responses.ts';
 import { promptsPart } from './prompts.ts';
 import { resourcesPart } from './resources.ts';
 import { createSessionServer, type SessionPart } from './session-server.ts';
@@ -90,7 +91,7 @@ export const mcpRoutes: FeaturePlugin = (app, context) => {
       summary: 'Model Context Protocol (Streamable HTTP) for AI agents; see the README for the tools',
       hide: !config.features.Mcp,
     },
-    config: { feature: 'Mcp', authenticate: true },
+    config: { feature: 'Mcp', authenticate: true, openapi: { responses: mcpResponses } },
     // Past it fastify answers 413 PAYLOAD_TOO_LARGE in the envelope without reading on; a body sent too slowly is
     // cut by the server's Http.RequestTimeoutMs, as on every route.
     bodyLimit: settings.MaxBodyBytes,

@@ -46,7 +46,7 @@ export const plcsRoutes: FeaturePlugin = (app, { registry }) => {
         summary: 'List the PLCs the token may access, sorted by plcId',
         response: envelopeResponses(Type.Array(PlcSummary)),
       },
-      config: { policy: 'ReadAccess' },
+      config: { policy: 'ReadAccess', fleet: true },
     },
     (request) => {
       const principal = principalOf(request);

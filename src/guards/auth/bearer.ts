@@ -1,4 +1,5 @@
-// Finds the bearer token of a request: the Authorization header, or `access_token` on WebSocket routes only.
+// Finds the bearer token of a request: the Authorization header, or `access_token` on WebSocket and event-stream
+// routes only (browsers cannot set headers there).
 // Exactly one credential per request: a proxy and the gateway must never disagree about who is calling.
 import { AppError } from '../../errors.ts';
 import { countHeader } from '../../http/protocol-rules.ts';
@@ -21,7 +22,7 @@ export function extractBearerToken(request: TokenCarrier, allowQueryToken: boole
   const queryToken = queryParameter(request.query, 'access_token');
   if (queryToken !== undefined && !allowQueryToken) {
     throw invalidRequest(
-      'The access_token query parameter is accepted only on WebSocket routes; send an Authorization: Bearer header.',
+      'The access_token query parameter is accepted only on WebSocket and event-stream routes; send an Authorization: Bearer header.',
     );
   }
   if (countHeader(request.raw.rawHeaders, 'authorization') > 1) {

@@ -245,7 +245,13 @@ for (const driver of testDrivers) {
         assert.deepEqual(await scopes(['*']), ['line1:ON_LINE1', 'line2:ON_LINE2']);
         assert.deepEqual(await scopes(['line2']), ['line2:ON_LINE2']);
         assert.deepEqual(await scopes(['line1', 'elsewhere']), ['line1:ON_LINE1']);
-        assert.deepEqual(await scopes([]), []);
+        const none = await rig.app.inject({
+          method: 'GET',
+          url: '/api/alarms',
+          headers: bearer(await mintToken({ plc_access: [] })),
+        });
+        assert.equal(none.statusCode, 403);
+        assert.equal(none.json<{ error: { code: string } }>().error.code, 'PLC_ACCESS_DENIED');
       } finally {
         await rig.close();
         await second.close();

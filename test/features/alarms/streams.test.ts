@@ -193,19 +193,25 @@ for (const driver of testDrivers) {
     });
 
     test('the fleet stream carries every permitted PLC and nothing else', async () => {
-      const restricted = await mintToken({ plc_access: ['elsewhere'] });
-      const none = await sse('/api/alarms/stream', {}, restricted);
+      // A token granting no configured PLC is refused as JSON, before any stream opens.
+      const denied = await sse('/api/alarms/stream', {}, await mintToken({ plc_access: ['elsewhere'] }));
+      assert.equal(denied.status, 403);
+      assert.equal((await denied.json()).error?.code, 'PLC_ACCESS_DENIED');
       const all = await sse('/api/alarms/stream');
-      assert.deepEqual([none.status, all.status], [200, 200]);
+      // On the Real driver `plant` is configured but not monitored: a token granting only it opens a silent stream.
+      const restricted = await mintToken({ plc_access: ['plant'] });
+      const none = driver === 'real' ? await sse('/api/alarms/stream', {}, restricted) : undefined;
+      assert.deepEqual([none?.status ?? 200, all.status], [200, 200]);
       await rig.writeSlot(15, entry({ sKey: 'FLEET' }));
       const got = await all.next((e) => frame(e) === 'raised FLEET');
       assert.equal(got.id, `line1:${(await history(rig)).nextAfter}`);
       assert.equal((got.data as Frame).alarm.scope, 'line1');
+      if (none === undefined) return;
       // The restricted stream is open (heartbeats after the change) but silent.
       const beats = none.events.length;
       await none.next((e) => e.event === 'heartbeat', beats);
       assert.deepEqual(alarmFrames(none), []);
-      // Asking for a resync (any id that is not a cursor) is answered even with nothing permitted.
+      // Asking for a resync (any id that is not a cursor) is answered even with no monitored PLC permitted.
       const empty = await sse('/api/alarms/stream', { 'last-event-id': 'resync' }, restricted);
       const resync = await empty.next((e) => e.event === 'resync');
       assert.deepEqual(resync.data, {

@@ -30,12 +30,13 @@ describe('alarms', () => {
       await (await rig.connect(line1Only)).callTool({ name: 'list_alarms', arguments: {} }),
     );
     assert.ok(fleet.items.every((a) => a.scope === 'line1'));
-    const none = dataOf<AlarmList>(
+    // A token that grants no PLC is refused, as GET /api/alarms refuses it, rather than answered empty.
+    const none = errorOf(
       await (
         await rig.connect({ ...viewer, sub: 'nobody', plc_access: [] })
       ).callTool({ name: 'list_alarms', arguments: {} }),
     );
-    assert.equal(none.count, 0);
+    assert.deepEqual([none.code, none.message], ['PLC_ACCESS_DENIED', 'this token grants no PLC']);
     const unmonitored = errorOf(
       await (await rig.connect(viewer)).callTool({ name: 'list_alarms', arguments: { plcId: 'line2' } }),
     );

@@ -127,7 +127,10 @@ describe('notification stream limits', () => {
       const url = sseUrl(s.base, ['MAIN.nA']);
       await refused(url, authHeaders(await mintToken({ plc_access: ['other'] })), 403, 'PLC_ACCESS_DENIED');
       await refused(url, authHeaders(await mintToken({ scope: 'ads:write' })), 403, 'FORBIDDEN');
-      await refused(`${url}&access_token=${s.token}`, {}, 401, 'UNAUTHORIZED');
+      // The token may come in access_token (EventSource), but never in both places.
+      await refused(`${url}&access_token=${s.token}`, authHeaders(s.token), 401, 'UNAUTHORIZED');
+      const queryOnly = await mintToken({ plc_access: ['other'] });
+      await refused(`${url}&access_token=${queryOnly}`, {}, 403, 'PLC_ACCESS_DENIED');
     } finally {
       await s.close();
     }

@@ -58,10 +58,13 @@ describe('GET /api/plcs', () => {
     );
   });
 
-  test('no plc_access claim: default deny gives an empty list', async () => {
+  test('no plc_access claim: default deny refuses the list instead of answering it empty', async () => {
     const res = await get('/api/plcs', { plc_access: undefined });
-    assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { data: [], error: null });
+    assert.equal(res.statusCode, 403);
+    assert.deepEqual(res.json(), {
+      data: null,
+      error: { code: 'PLC_ACCESS_DENIED', message: 'this token grants no PLC' },
+    });
   });
 
   test('a viewer with ads:read may list; without ads:read 403 FORBIDDEN', async () => {
