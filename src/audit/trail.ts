@@ -15,7 +15,8 @@ export interface AuditEvent {
   newValue?: unknown;
   /**
    * The gateway refused the request without acting on it (answered 4xx or 501): kept apart from the changes.
-   * Absent: decided by the error code's status in the catalog.
+   * Absent (callers other than the HTTP edge): a refusal when the error code's status in the catalog is one and
+   * the record carries no values (values mean the operation reached the PLC, e.g. a batch with failed items).
    */
   refused?: boolean;
 }
@@ -88,6 +89,7 @@ export function isRefusalStatus(status: number): boolean {
 
 function ringOf(event: AuditEvent): AuditRing {
   if (event.refused !== undefined) return event.refused ? 'refusals' : 'changes';
+  if ('oldValue' in event || 'newValue' in event) return 'changes';
   const code = event.error?.code;
   const status =
     code !== undefined && Object.hasOwn(errorCatalog, code)

@@ -1,12 +1,13 @@
 // The audit trail under attack, through HTTP: records name the PLC as configured however the caller typed it (so
 // `?plcId=` finds them all), refused requests are kept in a ring of their own and never push a change out, and an
-// admin whose plc_access names some PLCs reads only their records.
+// admin whose plc_access names some PLCs reads only their records. MCP tool calls are recorded the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { AuditRecord } from '../../../src/audit/store.ts';
 import { buildTestApp } from '../../helpers/app.ts';
 import { FakeTarget } from '../../helpers/fake-target.ts';
+import { dataOf, errorOf, operator, startMcpRig, viewer } from '../mcp/fixture.ts';
 import { caller, startTestPlc, type Call, type TestPlc } from '../variables/fixture.ts';
 
 type Page = { items: AuditRecord[]; nextAfter: number };
@@ -115,5 +116,36 @@ describe('audit trail under attack', () => {
     assert.deepEqual((await page(restricted, '?plcId=line2')).items, []);
     const none = await caller(app, { sub: 'no-plc-admin', plc_access: [] });
     assert.deepEqual((await page(none, '?limit=1000')).items, []);
+  });
+});
+
+describe('audit trail: MCP tool calls', () => {
+  test('a refused MCP write is a refusal, a made one a change; both name the PLC as configured', async () => {
+    const rig = await startMcpRig();
+    try {
+      const speed = 'GVL_HMI.stMachine.rSpeedSetpoint';
+      const refused = errorOf(
+        await (
+          await rig.connect(viewer)
+        ).callTool({ name: 'write_variable', arguments: { plcId: 'LINE1', path: speed, value: 1 } }),
+      );
+      assert.equal(refused.code, 'FORBIDDEN');
+      const written = dataOf<{ value: number }>(
+        await (
+          await rig.connect(operator)
+        ).callTool({ name: 'write_variable', arguments: { plcId: 'Line1', path: speed, value: 7.5 } }),
+      );
+      assert.equal(written.value, 7.5);
+      const ring = async (name: string) => {
+        const res = await rig.http('GET', `/api/admin/audit?ring=${name}&plcId=line1`);
+        assert.equal(res.status, 200);
+        const body = (await res.json()) as { data: { items: AuditRecord[] } };
+        return body.data.items.map((r) => [r.sub, r.plcId, r.result]);
+      };
+      assert.deepEqual(await ring('refusals'), [['vera', 'line1', 'error']]);
+      assert.deepEqual(await ring('changes'), [['otto', 'line1', 'ok']]);
+    } finally {
+      await rig.close();
+    }
   });
 });
