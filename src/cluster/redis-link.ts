@@ -48,10 +48,13 @@ export class RedisUnavailableError extends Error {
   }
 }
 
-/** What a route answers when Redis failed it: 503 CLUSTER_UNAVAILABLE naming what it could not read and why. */
+/**
+ * What a route answers when Redis failed it: 503 CLUSTER_UNAVAILABLE, `what` (a sentence saying what needs the
+ * shared Redis) and why it failed.
+ */
 export function clusterUnavailable(what: string, err: unknown): AppError {
-  const why = err instanceof RedisUnavailableError ? err.message : 'The shared Redis is unreachable.';
-  return new AppError('CLUSTER_UNAVAILABLE', `${what} is kept in the shared Redis. ${why}`);
+  const why = err instanceof RedisUnavailableError ? err.message : 'It is unreachable.';
+  return new AppError('CLUSTER_UNAVAILABLE', `${what} ${why}`);
 }
 
 /** A Lua script run by its SHA once Redis knows it. */
@@ -214,11 +217,6 @@ export class RedisLink {
       this.#errors.inc({ operation });
       throw this.#failed(err);
     }
-  }
-
-  /** Whether Redis is taken to answer: connected, and no command has timed out since a probe was last answered. */
-  get answering(): boolean {
-    return !this.#hung && this.commands.status === 'ready';
   }
 
   #ensureAnswering(): void {

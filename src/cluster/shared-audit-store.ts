@@ -113,7 +113,7 @@ export class SharedAuditStore implements AuditStore {
     try {
       return await this.#link.run('audit', (r) => r.xrange(key, `(${after}-0`, '+', 'COUNT', count));
     } catch (err) {
-      throw clusterUnavailable('The audit trail', err);
+      throw clusterUnavailable('The audit trail is kept in the shared Redis.', err);
     }
   }
 }

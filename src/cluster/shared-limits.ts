@@ -86,7 +86,10 @@ export function sharedLimiterFactory(
       } catch (err) {
         if (failClosed.has(spec.name)) {
           refused.inc({ limit: spec.name });
-          throw clusterUnavailable(`The ${spec.name} limit (refused until Redis answers again)`, err);
+          throw clusterUnavailable(
+            `The ${spec.name} limit is kept in the shared Redis; refused until it answers again.`,
+            err,
+          );
         }
         failedOpen.inc({ limit: spec.name });
         if (!warned) {

@@ -192,7 +192,7 @@ export class SharedStreams implements StreamLedger {
         return (rows as unknown[]).flatMap((row) => this.#row(row, replicas[i]));
       });
     } catch (err) {
-      throw clusterUnavailable('The stream listing of the other replicas', err);
+      throw clusterUnavailable("The other replicas' streams are listed in the shared Redis.", err);
     }
   }
 
@@ -215,14 +215,14 @@ export class SharedStreams implements StreamLedger {
         break;
       }
     } catch (err) {
-      throw clusterUnavailable('The stream listing of the other replicas', err);
+      throw clusterUnavailable("The other replicas' streams are listed in the shared Redis.", err);
     }
     if (replica === undefined || row === undefined) return undefined;
     authorize(row);
     try {
       await this.#cluster.publish('terminate', JSON.stringify({ replica, id } satisfies TerminateMessage));
     } catch (err) {
-      throw clusterUnavailable('Ending a stream on another replica', err);
+      throw clusterUnavailable('Streams on other replicas are ended through the shared Redis.', err);
     }
     return row;
   }
