@@ -141,8 +141,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     verifier: createTokenVerifier(settings.Auth, keySource, tokenClock.now),
     limits,
   });
-  const auditStore = deps.auditStore ?? cluster?.auditStore ?? new MemoryAuditStore(settings.Audit.Length);
-  const audit = new AuditTrail(auditStore, app.log, now);
+  const auditStore =
+    deps.auditStore ??
+    cluster?.auditStore ??
+    new MemoryAuditStore({ changes: settings.Audit.Length, refusals: settings.Audit.RefusalLength });
+  const audit = new AuditTrail(auditStore, app.log, now, (plcId) => deps.registry.get(plcId)?.id ?? plcId);
   installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.

@@ -1,6 +1,7 @@
 // The audit trail every state-changing operation reports to: bounds what a record may carry, keeps it in the
 // store and writes it to the log as an `audit` line. Features call it through the HTTP hooks or directly.
-import type { AuditAction, AuditEntry, AuditError, AuditRecord, AuditStore } from './store.ts';
+import { errorCatalog } from '../errors.ts';
+import type { AuditAction, AuditEntry, AuditError, AuditRecord, AuditRing, AuditStore } from './store.ts';
 
 /** What a caller reports; the trail adds `seq` and `at`. */
 export interface AuditEvent {
@@ -12,7 +13,16 @@ export interface AuditEvent {
   error?: AuditError;
   oldValue?: unknown;
   newValue?: unknown;
+  /**
+   * The gateway refused the request without acting on it (answered 4xx or 501): kept apart from the changes.
+   * Absent (callers other than the HTTP edge): a refusal when the error code's status in the catalog is one and
+   * the record carries no values (values mean the operation reached the PLC, e.g. a batch with failed items).
+   */
+  refused?: boolean;
 }
+
+/** The configured spelling of a plcId (plcIds match ignoring case); an unknown one as it was given. */
+export type PlcIdSpelling = (plcId: string) => string;
 
 /** The slice of a pino logger the trail writes to. */
 export interface AuditLog {
@@ -29,11 +39,18 @@ export class AuditTrail {
   readonly #store: AuditStore;
   readonly #log: AuditLog;
   readonly #now: () => number;
+  readonly #spell: PlcIdSpelling;
 
-  constructor(store: AuditStore, log: AuditLog, now: () => number = Date.now) {
+  constructor(
+    store: AuditStore,
+    log: AuditLog,
+    now: () => number = Date.now,
+    spell: PlcIdSpelling = (plcId) => plcId,
+  ) {
     this.#store = store;
     this.#log = log;
     this.#now = now;
+    this.#spell = spell;
   }
 
   get store(): AuditStore {
@@ -45,7 +62,8 @@ export class AuditTrail {
     const entry: AuditEntry = {
       at: new Date(this.#now()).toISOString(),
       sub: cut(event.sub),
-      plcId: event.plcId === null ? null : cut(event.plcId),
+      // As configured, so `?plcId=` finds a record however the caller typed the PLC.
+      plcId: event.plcId === null ? null : cut(this.#spell(event.plcId)),
       action: event.action,
       target: cut(event.target),
       result: event.error ? 'error' : 'ok',
@@ -54,7 +72,7 @@ export class AuditTrail {
       ...('newValue' in event ? { newValue: bounded(event.newValue) } : {}),
     };
     try {
-      const record = await this.#store.append(entry);
+      const record = await this.#store.append(entry, ringOf(event));
       this.#log.info({ audit: record }, 'audit');
       return record;
     } catch (err) {
@@ -62,6 +80,22 @@ export class AuditTrail {
       return undefined;
     }
   }
+}
+
+/** Refusals (4xx, 501: nothing was done) go to their own ring, so they never push a change out. */
+export function isRefusalStatus(status: number): boolean {
+  return (status >= 400 && status < 500) || status === 501;
+}
+
+function ringOf(event: AuditEvent): AuditRing {
+  if (event.refused !== undefined) return event.refused ? 'refusals' : 'changes';
+  if ('oldValue' in event || 'newValue' in event) return 'changes';
+  const code = event.error?.code;
+  const status =
+    code !== undefined && Object.hasOwn(errorCatalog, code)
+      ? errorCatalog[code as keyof typeof errorCatalog].status
+      : 200;
+  return isRefusalStatus(status) ? 'refusals' : 'changes';
 }
 
 function cut(text: string): string {

@@ -21,6 +21,12 @@ export interface ClusterOptions {
 
 type Beat = () => Promise<void>;
 
+/** `Cluster` settings with Redis set; CommandTimeoutMs defaults as in the schema. */
+export type ClusterSettings = Omit<Settings['Cluster'], 'CommandTimeoutMs' | 'Redis'> & {
+  readonly Redis: string;
+  readonly CommandTimeoutMs?: number | undefined;
+};
+
 export class Cluster {
   readonly replicaId: string;
   readonly link: RedisLink;
@@ -32,13 +38,21 @@ export class Cluster {
   #timer: NodeJS.Timeout | undefined;
   #beating: Promise<void> | undefined;
 
-  constructor(settings: Settings['Cluster'] & { Redis: string }, options: ClusterOptions) {
+  constructor(settings: ClusterSettings, options: ClusterOptions) {
     this.replicaId = settings.ReplicaId ?? defaultReplicaId(options.port);
     this.heartbeatMs = settings.HeartbeatSeconds * 1000;
     this.leaseMs = settings.LeaseSeconds * 1000;
     this.#log = options.log;
     this.link = new RedisLink(
-      { url: settings.Redis, password: settings.Password },
+      {
+        url: settings.Redis,
+        username: settings.Username,
+        password: settings.Password,
+        tlsCaFile: settings.TlsCaFile,
+        tlsCertFile: settings.TlsCertFile,
+        tlsKeyFile: settings.TlsKeyFile,
+        commandTimeoutMs: settings.CommandTimeoutMs,
+      },
       options.log,
       options.metrics,
     );

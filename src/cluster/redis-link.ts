@@ -1,9 +1,15 @@
 // The replica's connections to Redis: one for commands, one for pub/sub. Commands fail fast while Redis is away
 // (no offline queue, a command timeout), so callers can fail open or closed instead of hanging; the link
-// reconnects on its own and reports reachability for health and metrics.
+// reconnects on its own and reports reachability for health and metrics. A command that times out marks Redis
+// hung: until a probe is answered again every command fails at once, so a request that asks Redis several things
+// waits one timeout at most, not one per call. Redis is not trusted blindly: the link authenticates (password,
+// ACL user), speaks TLS when asked (a CA of its own, a client certificate), and warns at start-up when Redis lets
+// anyone in.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Redis, ReplyError, type RedisOptions } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { AppError } from '../errors.ts';
 
 /** The structured logger the link writes to (pino's call shape). */
 export interface ClusterLog {
@@ -14,7 +20,41 @@ export interface ClusterLog {
 
 export interface RedisLinkSettings {
   readonly url: string;
+  /** ACL user and password when not in the URL (the URL's win). */
+  readonly username?: string | undefined;
   readonly password?: string | undefined;
+  /** PEM files for rediss://: the CA the server's certificate is checked against, a client certificate and key. */
+  readonly tlsCaFile?: string | undefined;
+  readonly tlsCertFile?: string | undefined;
+  readonly tlsKeyFile?: string | undefined;
+  /** Longest wait for one command, and for everything one caller asks while Redis does not answer. */
+  readonly commandTimeoutMs?: number | undefined;
+}
+
+/** `Cluster.CommandTimeoutMs`'s default. */
+export const defaultCommandTimeoutMs = 500;
+
+/** Why Redis could not be asked: it did not answer in time, is known to hang, or is not connected. */
+export type UnavailableReason = 'timeout' | 'hung' | 'disconnected';
+
+/** A command that was not answered; `reason` says why, for the caller's 503 and the tests. */
+export class RedisUnavailableError extends Error {
+  constructor(
+    readonly reason: UnavailableReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+/**
+ * What a route answers when Redis failed it: 503 CLUSTER_UNAVAILABLE, `what` (a sentence saying what needs the
+ * shared Redis) and why it failed.
+ */
+export function clusterUnavailable(what: string, err: unknown): AppError {
+  const why = err instanceof RedisUnavailableError ? err.message : 'It is unreachable.';
+  return new AppError('CLUSTER_UNAVAILABLE', `${what} ${why}`);
 }
 
 /** A Lua script run by its SHA once Redis knows it. */
@@ -27,7 +67,6 @@ export function luaScript(lua: string): LuaScript {
   return { lua, sha: createHash('sha1').update(lua).digest('hex') };
 }
 
-const commandTimeoutMs = 1000;
 /** What Redis answered a script with (ioredis types its class loosely). */
 const scriptError = ReplyError as ErrorConstructor;
 
@@ -51,17 +90,32 @@ interface QueuedEval extends ScriptCall {
 const isNoScript = (err: Error | null | undefined): boolean => err?.message.startsWith('NOSCRIPT') === true;
 
 export function redisOptions(settings: RedisLinkSettings): RedisOptions {
+  const tls =
+    settings.tlsCaFile === undefined && settings.tlsCertFile === undefined
+      ? {}
+      : {
+          tls: {
+            ...(settings.tlsCaFile === undefined ? {} : { ca: readFileSync(settings.tlsCaFile) }),
+            ...(settings.tlsCertFile === undefined ? {} : { cert: readFileSync(settings.tlsCertFile) }),
+            ...(settings.tlsKeyFile === undefined ? {} : { key: readFileSync(settings.tlsKeyFile) }),
+          },
+        };
   return {
-    // TLS comes from the rediss:// scheme; a password may be in the URL or given apart (kept out of files).
+    // TLS comes from the rediss:// scheme (system CAs unless a CA file is given); credentials may be in the URL or
+    // given apart (kept out of files).
+    ...(settings.username === undefined ? {} : { username: settings.username }),
     ...(settings.password === undefined ? {} : { password: settings.password }),
+    ...tls,
     enableOfflineQueue: false,
-    commandTimeout: commandTimeoutMs,
+    commandTimeout: settings.commandTimeoutMs ?? defaultCommandTimeoutMs,
     maxRetriesPerRequest: 0,
     connectTimeout: 2000,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: true,
   };
 }
+
+const isTimeout = (err: unknown): boolean => err instanceof Error && err.message === 'Command timed out';
 
 export class RedisLink {
   readonly commands: Redis;
@@ -76,9 +130,16 @@ export class RedisLink {
   readonly #onRestored = new Set<() => void>();
   /** Script calls made this tick, sent together at its end. */
   readonly #queued: QueuedEval[] = [];
+  readonly #timeoutMs: number;
+  /** A command timed out on a live connection: commands fail at once until a probe is answered. */
+  #hung = false;
+  #probe: NodeJS.Timeout | undefined;
+  #checkedAuthentication = false;
+  #loggedRefusal = false;
 
   constructor(settings: RedisLinkSettings, log: ClusterLog, metrics: Registry) {
     this.#log = log;
+    this.#timeoutMs = settings.commandTimeoutMs ?? defaultCommandTimeoutMs;
     this.commands = new Redis(settings.url, redisOptions(settings));
     // The subscriber queues its SUBSCRIBE until connected and resubscribes after every reconnect.
     this.subscriber = new Redis(settings.url, { ...redisOptions(settings), enableOfflineQueue: true });
@@ -99,10 +160,23 @@ export class RedisLink {
       labelNames: ['operation'],
       registers: [metrics],
     });
-    this.commands.on('ready', () => this.#setReachable(true));
+    this.commands.on('ready', () => {
+      // A fresh connection answered its ready check: whatever hung is gone.
+      this.#stopProbing();
+      this.#setReachable(true);
+      if (!this.#checkedAuthentication) {
+        this.#checkedAuthentication = true;
+        void this.#checkAuthentication();
+      }
+    });
     this.commands.on('close', () => this.#setReachable(false));
-    // ioredis also emits every failed reconnect as an error; the state change is what gets logged.
-    this.commands.on('error', () => undefined);
+    // ioredis also emits every failed reconnect as an error; the state change is what gets logged, and refused
+    // credentials once (never the credentials themselves).
+    this.commands.on('error', (err: Error) => {
+      if (this.#loggedRefusal || !/^(WRONGPASS|NOAUTH|NOPERM)/.test(err.message)) return;
+      this.#loggedRefusal = true;
+      this.#log.error({ redis: this.#address(), err: err.message }, 'shared Redis refused the credentials');
+    });
     this.subscriber.on('error', () => undefined);
   }
 
@@ -129,15 +203,104 @@ export class RedisLink {
     return () => void this.#onRestored.delete(fn);
   }
 
-  /** Counts one operation and its failure; rethrows so the caller decides between failing open or closed. */
+  /**
+   * Counts one operation and its failure; rethrows so the caller decides between failing open or closed. While
+   * Redis is known to hang it fails at once (RedisUnavailableError 'hung'); a command that times out throws
+   * RedisUnavailableError 'timeout'.
+   */
   async run<T>(operation: string, fn: (redis: Redis) => Promise<T>): Promise<T> {
     this.#operations.inc({ operation });
     try {
+      this.#ensureAnswering();
       return await fn(this.commands);
     } catch (err) {
       this.#errors.inc({ operation });
-      throw err;
+      throw this.#failed(err);
     }
+  }
+
+  #ensureAnswering(): void {
+    if (this.#hung)
+      throw new RedisUnavailableError(
+        'hung',
+        'It is not answering: a command timed out and Redis has not answered since.',
+      );
+    if (this.commands.status !== 'ready')
+      throw new RedisUnavailableError('disconnected', 'It is unreachable (not connected).');
+  }
+
+  /** The error a caller sees; a timeout marks Redis hung. Errors Redis answered (scripts, NOSCRIPT) pass. */
+  #failed(err: unknown): unknown {
+    if (!isTimeout(err)) return err;
+    this.#markHung();
+    return new RedisUnavailableError(
+      'timeout',
+      `It did not answer within ${this.#timeoutMs} ms (Cluster.CommandTimeoutMs).`,
+    );
+  }
+
+  #markHung(): void {
+    if (this.#hung || this.#closed) return;
+    this.#hung = true;
+    this.#log.error({ timeoutMs: this.#timeoutMs }, 'shared Redis hangs: a command timed out');
+    this.#setReachable(false);
+    let probing = false;
+    // Probes once per timeout; the first answer ends the outage.
+    this.#probe = setInterval(() => {
+      if (probing) return;
+      probing = true;
+      this.commands.ping().then(
+        () => {
+          probing = false;
+          if (!this.#hung) return;
+          this.#stopProbing();
+          this.#setReachable(true);
+        },
+        () => {
+          probing = false;
+        },
+      );
+    }, this.#timeoutMs);
+    this.#probe.unref();
+  }
+
+  #stopProbing(): void {
+    this.#hung = false;
+    clearInterval(this.#probe);
+    this.#probe = undefined;
+  }
+
+  /** host:port of Redis, for log lines: never the credentials. */
+  #address(): string {
+    const { host, port } = this.commands.options;
+    return `${String(host)}:${String(port)}`;
+  }
+
+  /**
+   * Warns when Redis lets anyone in: this replica connected without credentials, or Redis's default user needs no
+   * password (whoever reaches the port could read and forge audit records, stream listings and alarm journals).
+   */
+  async #checkAuthentication(): Promise<void> {
+    const where = { redis: this.#address() };
+    const { password } = this.commands.options;
+    if (password === undefined || password === null || password === '') {
+      this.#log.warn(
+        where,
+        'cluster mode on a Redis without authentication: anyone who reaches it can read and forge the ' +
+          "replicas' shared state; give Redis a password or ACL user (Cluster.Password, Cluster.Username)",
+      );
+      return;
+    }
+    // Authenticated, yet the default user may still be open. NOPERM (a restricted user) or no ACL: not known.
+    const answer: unknown = await this.commands.call('ACL', 'GETUSER', 'default').catch(() => undefined);
+    if (!Array.isArray(answer)) return;
+    const flags: unknown = answer[answer.indexOf('flags') + 1];
+    if (Array.isArray(flags) && flags.includes('on') && flags.includes('nopass'))
+      this.#log.warn(
+        where,
+        "Redis's default user needs no password: anyone who reaches it can read and forge the replicas' " +
+          'shared state; disable it (ACL SETUSER default off) or give it a password (requirepass)',
+      );
   }
 
   /**
@@ -151,6 +314,12 @@ export class RedisLink {
     args: readonly (string | number)[],
   ): Promise<unknown> {
     this.#operations.inc({ operation });
+    try {
+      this.#ensureAnswering();
+    } catch (err) {
+      this.#errors.inc({ operation });
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     return new Promise((resolve, reject) => {
       if (this.#queued.push({ operation, script, keys, args, resolve, reject }) === 1)
         queueMicrotask(() => this.#sendQueued());
@@ -185,11 +354,13 @@ export class RedisLink {
             this.#errors.inc({ operation: call.operation });
             call.reject(err);
           }),
-        (err: unknown) =>
+        (err: unknown) => {
+          const failed = this.#failed(err) as Error;
           group.forEach((call) => {
             this.#errors.inc({ operation: call.operation });
-            call.reject(err as Error);
-          }),
+            call.reject(failed);
+          });
+        },
       );
   }
 
@@ -205,7 +376,10 @@ export class RedisLink {
       for (const { keys, args } of some) pipeline.evalsha(script.sha, keys.length, ...keys, ...args);
       return (await pipeline.exec()) ?? [];
     };
-    const answers = await send(calls);
+    const answers = (await send(calls)).map(([err, value]): ScriptAnswer => [
+      err === null ? null : (this.#failed(err) as Error),
+      value,
+    ]);
     const missing = calls.filter((_, i) => isNoScript(answers[i]?.[0]));
     if (missing.length === 0) return answers;
     await this.commands.script('LOAD', script.lua);
@@ -226,6 +400,7 @@ export class RedisLink {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stopProbing();
     this.commands.disconnect();
     this.subscriber.disconnect();
     await Promise.resolve();

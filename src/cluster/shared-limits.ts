@@ -4,11 +4,10 @@
 // protects hardware.
 import { randomUUID } from 'node:crypto';
 import { Counter, type Registry } from 'prom-client';
-import { AppError } from '../errors.ts';
 import { retryAfterSeconds, type Clock, type LimitDecision } from '../guards/rate-limit/limiter.ts';
 import type { LimiterFactory, LimitSpec } from '../guards/rate-limit/rate-limits.ts';
 import { clusterKey } from './cluster.ts';
-import { luaScript, type ClusterLog, type RedisLink } from './redis-link.ts';
+import { clusterUnavailable, luaScript, type ClusterLog, type RedisLink } from './redis-link.ts';
 
 // Keys outlive their window by a margin, so a window measured on the replicas' clock is never cut short by
 // Redis expiring it; idle keys still go.
@@ -72,9 +71,9 @@ export function sharedLimiterFactory(
     async take(key): Promise<LimitDecision> {
       const redisKey = clusterKey('limit', spec.name, key);
       const ttl = spec.windowMs + keyMarginMs;
-      let answer: unknown;
+      let answer: [number, number];
       try {
-        answer =
+        const raw =
           spec.kind === 'fixed'
             ? await link.eval('limit', fixedWindow, [redisKey], [now(), spec.windowMs, spec.limit, ttl])
             : await link.eval(
@@ -83,12 +82,13 @@ export function sharedLimiterFactory(
                 [redisKey],
                 [now(), spec.windowMs, spec.limit, ttl, randomUUID()],
               );
+        answer = checkedAnswer(raw);
       } catch (err) {
         if (failClosed.has(spec.name)) {
           refused.inc({ limit: spec.name });
-          throw new AppError(
-            'CLUSTER_UNAVAILABLE',
-            `The ${spec.name} limit is kept in the shared Redis, which is unreachable; refused until it is back.`,
+          throw clusterUnavailable(
+            `The ${spec.name} limit is kept in the shared Redis; refused until it answers again.`,
+            err,
           );
         }
         failedOpen.inc({ limit: spec.name });
@@ -101,10 +101,22 @@ export function sharedLimiterFactory(
         }
         return { allowed: true, remaining: spec.limit };
       }
-      const [allowed, n] = answer as [number, number];
+      const [allowed, n] = answer;
       return allowed === 1
         ? { allowed: true, remaining: n }
         : { allowed: false, retryAfterSeconds: retryAfterSeconds(n) };
     },
   });
+}
+
+/** The scripts answer two integers; anything else (a Redis that is not what it seems) is treated as a failure. */
+function checkedAnswer(raw: unknown): [number, number] {
+  if (
+    Array.isArray(raw) &&
+    raw.length === 2 &&
+    (raw[0] === 0 || raw[0] === 1) &&
+    Number.isSafeInteger(raw[1])
+  )
+    return [raw[0] as number, raw[1] as number];
+  throw new Error('unexpected answer from the limit script');
 }

@@ -1,11 +1,14 @@
 // The stream registry across replicas: each replica keeps its streams in a Redis hash that its heartbeat re-writes
 // (so a dead replica's entries expire three heartbeats later, and an emptied Redis is refilled), ConnectionLimits
 // are checked over every live replica in one Lua script, and a stream is ended wherever it lives by pub/sub.
+// What is read back from Redis (rows, terminate messages) is checked before use: a forged one is dropped and logged.
+import { Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from '../http/streams/registry.ts';
 import { perUserRefusal, totalRefusal } from '../http/streams/registry.ts';
 import type { LocalStreams, StreamLedger } from '../http/streams/stream-ledger.ts';
 import { clusterKey, type Cluster } from './cluster.ts';
-import { luaScript, type ClusterLog } from './redis-link.ts';
+import { clusterUnavailable, luaScript, type ClusterLog } from './redis-link.ts';
 
 // KEYS[1] the replica set. ARGV: key prefix, this replica, stream id, user, row JSON, MaxPerUser, MaxTotal, ttl.
 // Counts the live replicas' streams (dropping dead replicas' leftovers), then records the new one. A heartbeat that
@@ -61,6 +64,35 @@ interface TerminateMessage {
   readonly id: string;
 }
 
+const text = Type.String({ maxLength: 2048 });
+const count = Type.Integer({ minimum: 0 });
+const rowCheck = TypeCompiler.Compile(
+  Type.Object({
+    id: text,
+    kind: text,
+    plcId: Type.Union([text, Type.Null()]),
+    user: text,
+    remote: text,
+    openedAt: text,
+    symbols: Type.Array(text, { maxItems: 10_000 }),
+    sent: count,
+    dropped: count,
+    replica: Type.Optional(text),
+  }),
+);
+const terminateCheck = TypeCompiler.Compile(Type.Object({ replica: text, id: text }));
+
+/** The value JSON-decoded when it passes `check`, else undefined. */
+function decoded<T>(json: unknown, check: { Check(value: unknown): boolean }): T | undefined {
+  if (typeof json !== 'string') return undefined;
+  try {
+    const value = JSON.parse(json) as unknown;
+    return check.Check(value) ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class SharedStreams implements StreamLedger {
   readonly #cluster: Cluster;
   readonly #log: ClusterLog;
@@ -81,8 +113,12 @@ export class SharedStreams implements StreamLedger {
   attach(local: LocalStreams): void {
     this.#local = local;
     void this.#cluster.subscribe('terminate', (message) => {
-      const { replica, id } = JSON.parse(message) as TerminateMessage;
-      if (replica === this.replicaId) void local.terminate(id);
+      const wanted = decoded<TerminateMessage>(message, terminateCheck);
+      if (wanted === undefined) {
+        this.#log.warn({ channel: 'terminate' }, 'stream terminate message dropped: not a terminate message');
+        return;
+      }
+      if (wanted.replica === this.replicaId) void local.terminate(wanted.id);
     });
   }
 
@@ -142,30 +178,61 @@ export class SharedStreams implements StreamLedger {
       .catch(() => undefined); // the next heartbeat writes the hash without it
   }
 
+  /** Every live replica's rows but this one's; 503 CLUSTER_UNAVAILABLE while Redis does not answer. */
   async others(): Promise<StreamRow[]> {
-    const replicas = (await this.#cluster.liveReplicas()).filter((r) => r !== this.replicaId);
-    const values = await this.#cluster.link.run('streams', (r) => {
-      const pipeline = r.pipeline();
-      for (const replica of replicas) pipeline.hvals(clusterKey('streams', replica));
-      return pipeline.exec();
-    });
-    return (values ?? []).flatMap(([, rows]) =>
-      (rows as string[]).map((row) => JSON.parse(row) as StreamRow),
-    );
+    try {
+      const replicas = (await this.#cluster.liveReplicas()).filter((r) => r !== this.replicaId);
+      const values = await this.#cluster.link.run('streams', (r) => {
+        const pipeline = r.pipeline();
+        for (const replica of replicas) pipeline.hvals(clusterKey('streams', replica));
+        return pipeline.exec();
+      });
+      return (values ?? []).flatMap(([err, rows], i) => {
+        if (err !== null) throw err;
+        return (rows as unknown[]).flatMap((row) => this.#row(row, replicas[i]));
+      });
+    } catch (err) {
+      throw clusterUnavailable("The other replicas' streams are listed in the shared Redis.", err);
+    }
   }
 
-  async terminateElsewhere(id: string): Promise<StreamRow | undefined> {
-    const replicas = (await this.#cluster.liveReplicas()).filter((r) => r !== this.replicaId);
-    const found = await this.#cluster.link.run('streams', (r) => {
-      const pipeline = r.pipeline();
-      for (const replica of replicas) pipeline.hget(clusterKey('streams', replica), id);
-      return pipeline.exec();
-    });
-    const index = (found ?? []).findIndex(([, row]) => typeof row === 'string');
-    const replica = replicas[index];
-    if (replica === undefined) return undefined;
-    await this.#cluster.publish('terminate', JSON.stringify({ replica, id } satisfies TerminateMessage));
-    return JSON.parse(found?.[index]?.[1] as string) as StreamRow;
+  async terminateElsewhere(id: string, authorize: (row: StreamRow) => void): Promise<StreamRow | undefined> {
+    let replica: string | undefined;
+    let row: StreamRow | undefined;
+    try {
+      const replicas = (await this.#cluster.liveReplicas()).filter((r) => r !== this.replicaId);
+      const found = await this.#cluster.link.run('streams', (r) => {
+        const pipeline = r.pipeline();
+        for (const replica of replicas) pipeline.hget(clusterKey('streams', replica), id);
+        return pipeline.exec();
+      });
+      for (const [i, [err, value]] of (found ?? []).entries()) {
+        if (err !== null) throw err;
+        if (value === null) continue;
+        row = this.#row(value, replicas[i])[0];
+        if (row === undefined) continue;
+        replica = replicas[i];
+        break;
+      }
+    } catch (err) {
+      throw clusterUnavailable("The other replicas' streams are listed in the shared Redis.", err);
+    }
+    if (replica === undefined || row === undefined) return undefined;
+    authorize(row);
+    try {
+      await this.#cluster.publish('terminate', JSON.stringify({ replica, id } satisfies TerminateMessage));
+    } catch (err) {
+      throw clusterUnavailable('Streams on other replicas are ended through the shared Redis.', err);
+    }
+    return row;
+  }
+
+  /** The row when it has a row's shape and is the one its replica's hash holds; otherwise dropped and logged. */
+  #row(value: unknown, replica: string | undefined): StreamRow[] {
+    const row = decoded<StreamRow>(value, rowCheck);
+    if (row !== undefined && row.replica === replica) return [row];
+    this.#log.warn({ replica }, 'stream row in Redis dropped: not a stream row of its replica');
+    return [];
   }
 
   /** Writes this replica's streams afresh, with current figures: keeps them alive and repairs any drift. */

@@ -49,7 +49,14 @@ export async function startCluster(
   return {
     cluster,
     limiterStore: sharedLimiterFactory(cluster.link, deps.log, deps.metrics, deps.now),
-    auditStore: new SharedAuditStore(cluster.link, settings.Audit.Length),
+    auditStore: new SharedAuditStore(
+      cluster.link,
+      {
+        changes: settings.Audit.Length,
+        refusals: settings.Audit.RefusalLength,
+      },
+      deps.log,
+    ),
     streamLedger,
     alarmLeases,
     check: () => clusterCheck(cluster, alarmLeases),

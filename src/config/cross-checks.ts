@@ -107,13 +107,26 @@ function clusterRules(settings: Record<string, unknown>): string[] {
   const cluster = isRecord(settings.Cluster) ? settings.Cluster : {};
   if (cluster.Redis === undefined) return [];
   const targets = isRecord(settings.PlcTargets) ? settings.PlcTargets : {};
-  return Object.entries(targets)
-    .filter(([, target]) => isRecord(target) && target.Mode === 'Simulated')
-    .map(
-      ([id]) =>
-        `PlcTargets.${id}.Mode: Simulated targets are refused in cluster mode (Cluster.Redis): run the simulation ` +
-        'once with `plc-gateway sim-ads` and point a Real target at it from every replica',
-    );
+  const tls = ['TlsCaFile', 'TlsCertFile', 'TlsKeyFile'].filter((k) => cluster[k] !== undefined);
+  const plain = typeof cluster.Redis === 'string' && !cluster.Redis.startsWith('rediss://');
+  const tlsProblems = [
+    ...(plain && tls.length > 0
+      ? [`Cluster.${tls.join(', Cluster.')}: need a rediss:// (TLS) Cluster.Redis`]
+      : []),
+    ...((cluster.TlsCertFile === undefined) !== (cluster.TlsKeyFile === undefined)
+      ? ['Cluster.TlsCertFile: and Cluster.TlsKeyFile go together (a client certificate and its key)']
+      : []),
+  ];
+  return [
+    ...tlsProblems,
+    ...Object.entries(targets)
+      .filter(([, target]) => isRecord(target) && target.Mode === 'Simulated')
+      .map(
+        ([id]) =>
+          `PlcTargets.${id}.Mode: Simulated targets are refused in cluster mode (Cluster.Redis): run the simulation ` +
+          'once with `plc-gateway sim-ads` and point a Real target at it from every replica',
+      ),
+  ];
 }
 
 /** Every cross-field problem; tolerant of values the schema already rejected. */

@@ -40,7 +40,7 @@ function resolvePath(contentRoot: string, path: string | undefined): string | un
   return path === undefined || isAbsolute(path) ? path : resolve(contentRoot, path);
 }
 
-/** Scenario, FileRoot, TextCatalog and the auth key files are relative to the content root. */
+/** Scenario, FileRoot, TextCatalog, the auth key files and the Redis TLS files are relative to the content root. */
 function resolvePaths(settings: Settings, contentRoot: string): void {
   for (const target of Object.values(settings.PlcTargets)) {
     if (target.Scenario !== undefined) target.Scenario = resolvePath(contentRoot, target.Scenario);
@@ -51,6 +51,9 @@ function resolvePaths(settings: Settings, contentRoot: string): void {
   const auth = settings.Auth;
   if (auth.JwksFile !== undefined) auth.JwksFile = resolvePath(contentRoot, auth.JwksFile);
   if (auth.PublicKeyFile !== undefined) auth.PublicKeyFile = resolvePath(contentRoot, auth.PublicKeyFile);
+  const cluster = settings.Cluster;
+  for (const key of ['TlsCaFile', 'TlsCertFile', 'TlsKeyFile'] as const)
+    if (cluster[key] !== undefined) cluster[key] = resolvePath(contentRoot, cluster[key]);
 }
 
 /** Alarm targets are keyed by their PLC's configured spelling (plcIds match ignoring case), as answers name it. */

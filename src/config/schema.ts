@@ -307,7 +307,36 @@ export const SettingsSchema = Type.Object(
           }),
         ),
         Password: Type.Optional(
-          Type.String({ minLength: 1, description: 'Redis password, when it is not in the URL' }),
+          Type.String({
+            minLength: 1,
+            description: 'Redis password, when it is not in the URL; never logged',
+          }),
+        ),
+        Username: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              'Redis ACL user, when it is not in the URL (with Password); absent: the default user',
+          }),
+        ),
+        TlsCaFile: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description: 'PEM CA bundle the Redis server certificate is checked against (rediss:// only)',
+          }),
+        ),
+        TlsCertFile: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description: 'PEM client certificate for Redis (rediss://, with TlsKeyFile)',
+          }),
+        ),
+        TlsKeyFile: Type.Optional(
+          Type.String({ minLength: 1, description: 'PEM private key of TlsCertFile' }),
+        ),
+        CommandTimeoutMs: PositiveInt(
+          500,
+          'longest wait for Redis: a command, and everything one request asks Redis; then 503 CLUSTER_UNAVAILABLE or fail open',
         ),
         ReplicaId: Type.Optional(
           Type.String({
@@ -324,7 +353,13 @@ export const SettingsSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     Audit: Type.Object(
-      { Length: PositiveInt(10000, 'audit records kept in memory; older ones are dropped') },
+      {
+        Length: PositiveInt(10000, 'audit records of changes kept; older ones are dropped'),
+        RefusalLength: PositiveInt(
+          10000,
+          'audit records of refused requests (4xx, 501) kept apart from the changes; older ones are dropped',
+        ),
+      },
       { additionalProperties: false, default: {} },
     ),
     Console: Type.Object(

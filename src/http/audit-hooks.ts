@@ -1,9 +1,10 @@
 // Audit at the HTTP edge: a route declares `config: { audit: { action, target } }` and every request to it that
-// passed authentication is recorded once, whatever its outcome, except 401 (no caller) and 429 (not attempted).
+// passed authentication is recorded once, whatever its outcome, except 401 (no caller) and 429 (not attempted);
+// refusals (4xx, 501) are kept apart from the changes.
 // Handlers add what only they know (old and new values, a refined target) with noteAudit().
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditAction, AuditError } from '../audit/store.ts';
-import type { AuditTrail } from '../audit/trail.ts';
+import { isRefusalStatus, type AuditTrail } from '../audit/trail.ts';
 import { renderError } from './error-handler.ts';
 
 /** How a route is audited: the action, and the target as the request names it. */
@@ -85,6 +86,8 @@ export function installAudit(app: FastifyInstance, trail: AuditTrail): void {
       ...(failure ? { error: failure } : {}),
       ...('oldValue' in note ? { oldValue: note.oldValue } : {}),
       ...('newValue' in note ? { newValue: note.newValue } : {}),
+      // By the answer, not the code: a batch answered 200 with failed items did change the PLC.
+      refused: isRefusalStatus(status),
     });
     return payload;
   };

@@ -1,5 +1,6 @@
 // Cluster settings: the Redis URL, defaults, env overrides for secrets, and Simulated targets refused in cluster mode.
 import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/load.ts';
 import { minimalSettings, problemsOf, writeSettings } from './helpers.ts';
@@ -7,9 +8,9 @@ import { minimalSettings, problemsOf, writeSettings } from './helpers.ts';
 const real = { Mode: 'Real', AmsNetId: '10.0.0.5.1.1' };
 
 describe('Cluster settings', () => {
-  it('absent: one process; defaults HeartbeatSeconds 5 and LeaseSeconds 5', () => {
+  it('absent: one process; defaults HeartbeatSeconds 5, LeaseSeconds 5 and CommandTimeoutMs 500', () => {
     const { Cluster } = loadConfig(writeSettings(minimalSettings), {}).settings;
-    assert.deepEqual(Cluster, { HeartbeatSeconds: 5, LeaseSeconds: 5 });
+    assert.deepEqual(Cluster, { HeartbeatSeconds: 5, LeaseSeconds: 5, CommandTimeoutMs: 500 });
   });
 
   it('takes redis:// and rediss:// URLs, a password apart (from the environment), and a ReplicaId', () => {
@@ -25,7 +26,56 @@ describe('Cluster settings', () => {
       Password: 's3cret',
       HeartbeatSeconds: 5,
       LeaseSeconds: 3,
+      CommandTimeoutMs: 500,
     });
+  });
+
+  it('takes an ACL user, TLS files (relative to the settings file) and a command timeout', () => {
+    const file = writeSettings({
+      ...minimalSettings,
+      PlcTargets: { line1: real },
+      Cluster: {
+        Redis: 'rediss://cache.plant:6380',
+        Username: 'gateway',
+        TlsCaFile: 'certs/ca.pem',
+        TlsCertFile: '/etc/gw/client.pem',
+        TlsKeyFile: '/etc/gw/client.key',
+        CommandTimeoutMs: 250,
+      },
+    });
+    const { Cluster } = loadConfig(file, { Cluster__Password: 's3cret' }).settings;
+    assert.equal(Cluster.Username, 'gateway');
+    assert.equal(Cluster.Password, 's3cret');
+    assert.equal(Cluster.TlsCaFile, join(dirname(file), 'certs/ca.pem'));
+    assert.equal(Cluster.TlsCertFile, '/etc/gw/client.pem');
+    assert.equal(Cluster.CommandTimeoutMs, 250);
+  });
+
+  it('refuses TLS files without rediss://, a certificate without its key, and a timeout below 1 ms', () => {
+    const problems = problemsOf(() =>
+      loadConfig(
+        writeSettings({
+          ...minimalSettings,
+          PlcTargets: { line1: real },
+          Cluster: {
+            Redis: 'redis://cache:6379',
+            TlsCaFile: '/ca.pem',
+            TlsCertFile: '/c.pem',
+            CommandTimeoutMs: 0,
+          },
+        }),
+        {},
+      ),
+    );
+    for (const start of [
+      'Cluster.TlsCaFile, Cluster.TlsCertFile: need a rediss://',
+      'Cluster.TlsCertFile: and Cluster.TlsKeyFile go together',
+      'Cluster.CommandTimeoutMs',
+    ])
+      assert.ok(
+        problems.some((p) => p.startsWith(start)),
+        `${start} in ${problems.join('\n')}`,
+      );
   });
 
   it('refuses other URL schemes, a ReplicaId with spaces and periods below 1 s, each by its path', () => {

@@ -1,24 +1,13 @@
-// GET /api/admin/audit (Admin): the audit trail, oldest first, paged by sequence number.
+// GET /api/admin/audit (Admin): the audit trail, oldest first, paged by sequence number. An admin whose plc_access
+// names some PLCs reads only their records; PLC-less records need plc_access `*`.
 import { Type } from '@sinclair/typebox';
-import { ErrorBody, envelopeResponses, ok } from '../../http/envelope.ts';
+import { auditRings, type AuditRing } from '../../audit/store.ts';
+import { AuditRecordSchema } from '../../audit/wire.ts';
+import { principalOf } from '../../guards/install-guards.ts';
+import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 
 export const maxAuditPage = 1000;
-
-const AuditRecord = Type.Object({
-  seq: Type.Integer({ description: 'Increasing sequence number; the paging cursor' }),
-  at: Type.String({ format: 'date-time' }),
-  sub: Type.String({ description: 'The caller (JWT sub)' }),
-  plcId: Type.Union([Type.String(), Type.Null()]),
-  action: Type.String({
-    description: 'variable.write, method.invoke, file.write, lifecycle.stop, sim.step, ...',
-  }),
-  target: Type.String({ description: 'The path, method, file, state or connection acted on' }),
-  result: Type.Union([Type.Literal('ok'), Type.Literal('error')]),
-  error: Type.Optional(ErrorBody),
-  oldValue: Type.Optional(Type.Unknown()),
-  newValue: Type.Optional(Type.Unknown()),
-});
 
 export const auditRoutes: FeaturePlugin = (app, { audit }) => {
   app.get(
@@ -30,11 +19,20 @@ export const auditRoutes: FeaturePlugin = (app, { audit }) => {
         querystring: Type.Object({
           after: Type.Integer({ minimum: 0, default: 0, description: 'Only records with a larger seq' }),
           limit: Type.Integer({ minimum: 1, maximum: maxAuditPage, default: 100 }),
-          plcId: Type.Optional(Type.String({ minLength: 1, description: 'Only records of this PLC' })),
+          plcId: Type.Optional(
+            Type.String({ minLength: 1, description: 'Only records of this PLC (any case)' }),
+          ),
+          ring: Type.Optional(
+            Type.Unsafe<AuditRing>({
+              ...Type.Union(auditRings.map((r) => Type.Literal(r))),
+              description:
+                'Only changes (carried out or attempted) or only refusals (answered 4xx or 501); default both',
+            }),
+          ),
         }),
         response: envelopeResponses(
           Type.Object({
-            items: Type.Array(AuditRecord),
+            items: Type.Array(AuditRecordSchema),
             nextAfter: Type.Integer({ description: 'Pass as `after` to get the records that follow' }),
           }),
         ),
@@ -42,8 +40,17 @@ export const auditRoutes: FeaturePlugin = (app, { audit }) => {
       config: { policy: 'Admin' },
     },
     async (request) => {
-      const { after, limit, plcId } = request.query;
-      return ok(await audit.store.list({ after, limit, ...(plcId === undefined ? {} : { plcId }) }));
+      const { after, limit, plcId, ring } = request.query;
+      const access = principalOf(request).plcAccess;
+      return ok(
+        await audit.store.list({
+          after,
+          limit,
+          ...(plcId === undefined ? {} : { plcId }),
+          ...(ring === undefined ? {} : { ring: ring as AuditRing }),
+          ...(access.all ? {} : { plcs: access.ids }),
+        }),
+      );
     },
   );
 };

@@ -1,6 +1,9 @@
-// Admin routes (Admin policy, always on whatever the flags): the open stream connections, and ending one.
+// Admin routes (Admin policy, always on whatever the flags): the open stream connections, and ending one. An admin
+// sees and ends only streams of the PLCs in their plc_access; a stream of no PLC needs plc_access `*`.
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
+import { principalOf } from '../../guards/install-guards.ts';
+import { canAccessPlc, type Principal } from '../../guards/principal.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
@@ -20,18 +23,26 @@ const Connection = Type.Object({
 
 const config = { policy: 'Admin' } as const;
 
+/** Whether the caller's plc_access covers the stream's PLC (all PLCs for a stream of none). */
+function mayManage(principal: Principal, plcId: string | null): boolean {
+  return plcId === null ? principal.plcAccess.all : canAccessPlc(principal, plcId);
+}
+
 export const adminRoutes: FeaturePlugin = (app, { streams }) => {
   app.get(
     '/api/admin/connections',
     {
       schema: {
         tags: ['Admin'],
-        summary: 'Open SSE and WebSocket streams',
+        summary: 'Open SSE and WebSocket streams (of the PLCs in the caller’s plc_access)',
         response: envelopeResponses(Type.Array(Connection)),
       },
       config,
     },
-    async () => ok(await streams.registry.listAll()),
+    async (request) => {
+      const principal = principalOf(request);
+      return ok((await streams.registry.listAll()).filter((row) => mayManage(principal, row.plcId)));
+    },
   );
 
   app.delete(
@@ -47,8 +58,17 @@ export const adminRoutes: FeaturePlugin = (app, { streams }) => {
     },
     async (request) => {
       const { id } = request.params;
-      const ended = await streams.registry.end(id);
-      noteAudit(request, { plcId: ended?.plcId ?? null });
+      const principal = principalOf(request);
+      const ended = await streams.registry.end(id, (row) => {
+        noteAudit(request, { plcId: row.plcId });
+        if (mayManage(principal, row.plcId)) return;
+        throw new AppError(
+          'PLC_ACCESS_DENIED',
+          row.plcId === null
+            ? 'This stream names no PLC: ending it needs plc_access "*".'
+            : `The token's plc_access claim does not include ${row.plcId}.`,
+        );
+      });
       if (ended === undefined) throw new AppError('NOT_FOUND', 'No open stream has this id.');
       return ok({ id, terminated: true as const });
     },

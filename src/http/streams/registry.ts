@@ -200,14 +200,21 @@ export class StreamRegistry {
     return this.#ledger === undefined ? mine : [...mine, ...(await this.#ledger.others())];
   }
 
-  /** Ends a stream wherever it is served; the ended stream's row, or undefined when no stream has this id. */
-  async end(id: string): Promise<StreamRow | undefined> {
+  /**
+   * Ends a stream wherever it is served; the ended stream's row, or undefined when no stream has this id.
+   * `authorize` sees the row first and throws to refuse (the stream then stays open).
+   */
+  async end(
+    id: string,
+    authorize: (row: StreamRow) => void = () => undefined,
+  ): Promise<StreamRow | undefined> {
     const row = this.list().find((r) => r.id === id);
     if (row !== undefined) {
+      authorize(row);
       await this.terminate(id);
       return row;
     }
-    return this.#ledger?.terminateElsewhere(id);
+    return this.#ledger?.terminateElsewhere(id, authorize);
   }
 
   get size(): number {

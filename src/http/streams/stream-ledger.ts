@@ -24,6 +24,9 @@ export interface StreamLedger {
   release(id: string, user: string): Promise<void>;
   /** Streams served by the other live replicas. */
   others(): Promise<StreamRow[]>;
-  /** Ends a stream another replica serves; its row, or undefined when no live replica has it. */
-  terminateElsewhere(id: string): Promise<StreamRow | undefined>;
+  /**
+   * Ends a stream another replica serves; its row, or undefined when no live replica has it. `authorize` sees the
+   * row before the stream is ended and throws to refuse.
+   */
+  terminateElsewhere(id: string, authorize: (row: StreamRow) => void): Promise<StreamRow | undefined>;
 }
