@@ -47,9 +47,14 @@ const tallies: Record<Kind, Tally> = {
   alarms: { events: 0, errors: 0, gaps: 0, reopened: 0 },
 };
 const errorSamples: string[] = [];
+const samplesPerKind: Record<Kind | 'writer', number> = { sse: 0, hub: 0, alarms: 0, writer: 0 };
+/** Keeps the first few errors of each kind, so one kind's flood does not hide another's. */
+function sample(kind: Kind | 'writer', what: string): void {
+  if (samplesPerKind[kind]++ < 5) errorSamples.push(`${kind}: ${what}`);
+}
 function fail(kind: Kind, what: string): void {
   tallies[kind].errors++;
-  if (errorSamples.length < 10) errorSamples.push(`${kind}: ${what}`);
+  sample(kind, what);
 }
 
 interface Client {
@@ -194,7 +199,7 @@ const writer = setInterval(() => {
   })
     .then(async (res) => {
       await res.arrayBuffer();
-      if (!res.ok && errorSamples.length < 10) errorSamples.push(`writer: HTTP ${res.status}`);
+      if (!res.ok) sample('writer', `HTTP ${res.status}`);
     })
     .catch(() => undefined);
 }, 1000);
