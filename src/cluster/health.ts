@@ -1,7 +1,7 @@
 // The `cluster` readiness check: Redis reachable and the replicas alive. Redis away
 // is Degraded, not Unhealthy: reads, writes and this replica's streams keep working (limits fail open).
 import type { HealthCheck } from '../features/health/service.ts';
-import type { AlarmLeases } from './alarm-leases.ts';
+import type { AlarmLeases } from '../features/alarms/cluster/alarm-leases.ts';
 import type { Cluster } from './cluster.ts';
 
 export interface ClusterCheckData {

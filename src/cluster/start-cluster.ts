@@ -7,7 +7,7 @@ import type { HealthCheck } from '../features/health/service.ts';
 import type { Clock } from '../guards/rate-limit/limiter.ts';
 import type { LimiterFactory } from '../guards/rate-limit/rate-limits.ts';
 import type { StreamLedger } from '../http/streams/stream-ledger.ts';
-import { AlarmLeases } from './alarm-leases.ts';
+import { AlarmLeases } from '../features/alarms/cluster/alarm-leases.ts';
 import { Cluster } from './cluster.ts';
 import { clusterCheck } from './health.ts';
 import type { ClusterLog } from './redis-link.ts';

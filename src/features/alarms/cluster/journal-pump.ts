@@ -12,7 +12,7 @@
 import { decodeAlarmPush } from './alarm-push.ts';
 import { alarmPushChannel, appendTransitions } from './alarm-scripts.ts';
 import { sharedEntry, type SharedEntry } from './journal-mirror.ts';
-import type { ClusterLog, RedisLink, ScriptAnswer, ScriptCall } from './redis-link.ts';
+import type { ClusterLog, RedisLink, ScriptAnswer, ScriptCall } from '../../../cluster/redis-link.ts';
 
 export interface FollowedStream {
   /** The journal's key, which its pushed entries are published under. */
