@@ -1,7 +1,14 @@
 // The `cluster` readiness check: Redis reachable and the replicas alive. Redis away
 // is Degraded, not Unhealthy: reads, writes and this replica's streams keep working (limits fail open).
-import type { HealthCheck } from '../features/health/service.ts';
 import type { Cluster } from './cluster.ts';
+
+/** The check as the readiness report lists it (the health feature's HealthCheck, which this layer cannot import). */
+export interface ClusterCheck {
+  readonly name: 'cluster';
+  readonly status: 'Healthy' | 'Degraded';
+  readonly description: string;
+  readonly data: Record<string, unknown>;
+}
 
 /** lease name (a plcId for the alarm leases) -> the ReplicaId holding it, for the leases that are held. */
 export type LeaseHolders = () => Promise<Record<string, string>>;
@@ -18,7 +25,7 @@ export interface ClusterCheckData {
 export async function clusterCheck(
   cluster: Cluster,
   leaseHolders: readonly LeaseHolders[],
-): Promise<HealthCheck> {
+): Promise<ClusterCheck> {
   const replica = cluster.replicaId;
   try {
     if (!cluster.link.reachable) throw new Error('unreachable');

@@ -3,12 +3,11 @@
 import type { Registry } from 'prom-client';
 import type { AuditStore } from '../audit/store.ts';
 import type { Settings } from '../config/schema.ts';
-import type { HealthCheck } from '../features/health/service.ts';
 import type { Clock } from '../guards/rate-limit/limiter.ts';
 import type { LimiterFactory } from '../guards/rate-limit/rate-limits.ts';
 import type { StreamLedger } from '../http/streams/stream-ledger.ts';
 import { Cluster } from './cluster.ts';
-import { clusterCheck, type LeaseHolders } from './health.ts';
+import { clusterCheck, type ClusterCheck, type LeaseHolders } from './health.ts';
 import type { ClusterLog } from './redis-link.ts';
 import { SharedAuditStore } from './shared-audit-store.ts';
 import { sharedLimiterFactory } from './shared-limits.ts';
@@ -22,7 +21,7 @@ export interface ClusterServices {
   /** Adds a feature's lease holders to the `cluster` check (the alarm feature's one lease per PLC). */
   reportLeases(holders: LeaseHolders): void;
   /** The `cluster` readiness check. */
-  check(): Promise<HealthCheck>;
+  check(): Promise<ClusterCheck>;
   close(): Promise<void>;
 }
 
