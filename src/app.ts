@@ -30,7 +30,7 @@ import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
 import { installAudit } from './http/audit-hooks.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
-import type { FeatureContext, Sleep } from './http/feature-context.ts';
+import type { FeatureContext, Sleep } from './feature-kit/feature-context.ts';
 import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';

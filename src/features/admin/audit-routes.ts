@@ -1,7 +1,7 @@
 // GET /api/admin/audit (Admin): the audit trail, oldest first, paged by sequence number.
 import { Type } from '@sinclair/typebox';
 import { ErrorBody, envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 
 export const maxAuditPage = 1000;
 

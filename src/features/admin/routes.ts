@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 
 const Connection = Type.Object({
   id: Type.String(),

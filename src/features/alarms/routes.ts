@@ -6,7 +6,7 @@ import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok, okFrame } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
 import { AlarmLeases } from './cluster/alarm-leases.ts';

@@ -1,7 +1,7 @@
 // Anonymous health endpoints for orchestrators: /health/live (process up) and /health/ready (PLC connectivity).
 // They answer the health-check shape `{ status, checks }`, not the envelope, as probes and the spec expect.
 import { Type } from '@sinclair/typebox';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { httpStatusOf, readiness } from './service.ts';
 
 const Status = Type.Union([Type.Literal('Healthy'), Type.Literal('Degraded'), Type.Literal('Unhealthy')]);

@@ -10,7 +10,7 @@ import {
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { renderError } from '../../http/error-handler.ts';
-import type { FeatureContext } from '../../http/feature-context.ts';
+import type { FeatureContext } from '../../feature-kit/feature-context.ts';
 import type { RouteKey } from '../../http/route-catalog.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import type { PlcTarget } from '../../targets/target.ts';

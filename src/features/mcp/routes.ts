@@ -7,7 +7,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply } from 'fastify';
 import { createAdmission } from '../../guards/admission.ts';
 import { principalOf } from '../../guards/install-guards.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { attachPrincipal } from './caller.ts';
 import { createGuarded } from './guarded.ts';
 import { promptsPart } from './prompts.ts';

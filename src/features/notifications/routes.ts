@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { targetOf } from '../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';

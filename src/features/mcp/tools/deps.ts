@@ -1,5 +1,5 @@
 // What the tool modules are built from: the app's feature context and a logger.
-import type { FeatureContext } from '../../../http/feature-context.ts';
+import type { FeatureContext } from '../../../feature-kit/feature-context.ts';
 import { alarmServiceKey, type AlarmService } from '../../alarms/service.ts';
 import { symbolBrowserKey, type SymbolBrowser } from '../../symbols/service.ts';
 

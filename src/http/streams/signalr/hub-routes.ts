@@ -7,7 +7,7 @@ import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import { principalOf } from '../../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../envelope.ts';
-import type { FeatureApp } from '../../feature-context.ts';
+import type { FeatureApp } from '../../../feature-kit/feature-context.ts';
 import type { Streams } from '../install.ts';
 import type { StreamEntry } from '../registry.ts';
 import { HubConnection, type ServerMethods } from './hub-connection.ts';
