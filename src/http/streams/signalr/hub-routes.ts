@@ -7,7 +7,7 @@ import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import { principalOf } from '../../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../envelope.ts';
-import type { FeatureApp } from '../../../feature-kit/feature-context.ts';
+import type { TypeBoxApp } from '../../typebox-app.ts';
 import type { Streams } from '../install.ts';
 import type { StreamEntry } from '../registry.ts';
 import { HubConnection, type ServerMethods } from './hub-connection.ts';
@@ -39,7 +39,7 @@ const NegotiateResponse = Type.Object({
 const negotiationTtlMs = 60_000;
 const maxPendingNegotiations = 10_000;
 
-export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinition, now: () => number): void {
+export function registerHub(app: TypeBoxApp, streams: Streams, hub: HubDefinition, now: () => number): void {
   const config = { ...hub.config, websocket: true } as const;
   const pending = new Map<string, { user: string; url: string; expires: number }>();
   const reserved = new WeakMap<FastifyRequest, StreamEntry>();
