@@ -41,7 +41,7 @@ import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
 import { installRouteCatalog } from './http/route-catalog.ts';
-import { createServiceDirectory } from './http/service-directory.ts';
+import { createServiceDirectory } from './feature-kit/service-directory.ts';
 import { mcpRoutes } from './features/mcp/routes.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 

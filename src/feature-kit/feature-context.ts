@@ -7,7 +7,7 @@ import type { Config } from '../config/schema.ts';
 import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
 import type { RouteCatalog } from '../http/route-catalog.ts';
-import type { ServiceDirectory } from '../http/service-directory.ts';
+import type { ServiceDirectory } from './service-directory.ts';
 import type { Streams } from '../http/streams/install.ts';
 import type { EtherCatDiagnostics } from '../features/ethercat/index.ts';
 
