@@ -11,7 +11,7 @@ import { auditRoutes } from './features/admin/audit-routes.ts';
 import { consoleRoutes } from './features/console/routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
-import { createEtherCatDiagnostics } from './features/ethercat/index.ts';
+import { createEtherCatDiagnostics } from './features/ethercat/diagnostics.ts';
 import { etherCatRoutes } from './features/ethercat/routes.ts';
 import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';

@@ -9,7 +9,7 @@ import type { TargetRegistry } from '../targets/registry.ts';
 import type { RouteCatalog } from '../http/route-catalog.ts';
 import type { ServiceDirectory } from './service-directory.ts';
 import type { Streams } from '../http/streams/install.ts';
-import type { EtherCatDiagnostics } from '../features/ethercat/index.ts';
+import type { EtherCatDiagnostics } from '../features/ethercat/diagnostics.ts';
 
 /** Resolves after `ms`, or rejects once `signal` aborts. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
