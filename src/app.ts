@@ -11,7 +11,7 @@ import { auditRoutes } from './features/admin/audit-routes.ts';
 import { consoleRoutes } from './features/console/routes.ts';
 import { alarmsRoutes } from './features/alarms/routes.ts';
 import { deviceRoutes } from './features/device/routes.ts';
-import { createEtherCatDiagnostics } from './features/ethercat/diagnostics.ts';
+import { createEtherCatDiagnostics, etherCatDiagnosticsKey } from './features/ethercat/diagnostics.ts';
 import { etherCatRoutes } from './features/ethercat/routes.ts';
 import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
@@ -129,7 +129,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
-  const etherCat = createEtherCatDiagnostics(config, deps.registry);
+  const services = createServiceDirectory();
+  services.provide(etherCatDiagnosticsKey, createEtherCatDiagnostics(config, deps.registry));
   const context: FeatureContext = {
     config,
     registry: deps.registry,
@@ -138,10 +139,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     now,
     audit,
     streams,
-    etherCat,
     ...(cluster ? { cluster } : {}),
     sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
-    services: createServiceDirectory(),
+    services,
     routes,
   };
   await app.register(plcsRoutes, context);

@@ -2,6 +2,7 @@
 // They answer the health-check shape `{ status, checks }`, not the envelope, as probes and the spec expect.
 import { Type } from '@sinclair/typebox';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
+import { etherCatDiagnosticsKey } from '../ethercat/diagnostics.ts';
 import { httpStatusOf, readiness } from './service.ts';
 
 const Status = Type.Union([Type.Literal('Healthy'), Type.Literal('Degraded'), Type.Literal('Unhealthy')]);
@@ -21,7 +22,8 @@ const HealthReport = Type.Object({
   ),
 });
 
-export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, etherCat }) => {
+export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, services }) => {
+  const etherCat = services.get(etherCatDiagnosticsKey);
   // The EtherCAT check joins readiness only where EtherCAT diagnostics are on.
   const etherCatCheck = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
   app.get(

@@ -7,6 +7,7 @@ import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
+import { etherCatDiagnosticsKey } from '../ethercat/diagnostics.ts';
 import { checkEtherCatStream, streamEtherCat } from '../ethercat/stream.ts';
 import { NotificationService } from './service.ts';
 import { symbolKey } from './session.ts';
@@ -41,8 +42,9 @@ function symbolList(args: readonly unknown[]): string[] {
 
 export const notificationsRoutes: FeaturePlugin = (
   app,
-  { config: appConfig, streams, limits, now, etherCat },
+  { config: appConfig, streams, limits, now, services },
 ) => {
+  const etherCat = services.get(etherCatDiagnosticsKey);
   const { settings } = appConfig;
   const maxSymbols = settings.Notifications.MaxSymbolsPerClient;
   const service = new NotificationService({
