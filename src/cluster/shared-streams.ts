@@ -1,7 +1,7 @@
 // The stream registry across replicas: each replica keeps its streams in a Redis hash that its heartbeat re-writes
 // (so a dead replica's entries expire three heartbeats later, and an emptied Redis is refilled), ConnectionLimits
 // are checked over every live replica in one Lua script, and a stream is ended wherever it lives by pub/sub.
-import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from '../http/streams/registry.ts';
+import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from '../http/streams/stream-rows.ts';
 import { perUserRefusal, totalRefusal } from '../http/streams/registry.ts';
 import type { LocalStreams, StreamLedger } from '../http/streams/stream-ledger.ts';
 import { clusterKey, type Cluster } from './cluster.ts';

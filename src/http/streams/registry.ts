@@ -4,26 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
 import type { StreamLedger } from './stream-ledger.ts';
-
-export interface StreamIdentity {
-  /** What the stream is, e.g. `notifications.sse`; the label of its metrics. */
-  readonly kind: string;
-  readonly plcId: string | null;
-  /** The JWT `sub`. */
-  readonly user: string;
-  /** The client's address. */
-  readonly remote: string;
-}
-
-export interface StreamRow extends StreamIdentity {
-  readonly id: string;
-  readonly openedAt: string;
-  readonly symbols: string[];
-  readonly sent: number;
-  readonly dropped: number;
-  /** The replica serving the stream (cluster mode only). */
-  readonly replica?: string;
-}
+import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from './stream-rows.ts';
 
 /** Why a stream is ended from the server side; writers tell the client (SignalR Close carries it). */
 export type EndReason = 'terminated' | 'shutdown';
@@ -39,11 +20,6 @@ export interface StreamEntry {
   onEnd(end: (reason: EndReason) => void): void;
   /** The stream has closed, for whatever reason: frees its place. Idempotent. */
   release(): void;
-}
-
-export interface ConnectionLimitSettings {
-  readonly MaxPerUser: number;
-  readonly MaxTotal: number;
 }
 
 interface Open {
