@@ -11,7 +11,8 @@ import type { ScenarioDefinition } from './schema.ts';
 import { ScenarioSimulation } from './simulation.ts';
 
 export { loadScenario, validateScenarioDir, ScenarioError, scenarioFileName } from './load.ts';
-export { validateScenario, formatProblem, type ScenarioProblem } from './validate.ts';
+export { validateScenario } from './validate.ts';
+export { formatProblem, type ScenarioProblem } from './problem.ts';
 export { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
 export { ScenarioSimulation, type SimulationSnapshot } from './simulation.ts';
 export { realTimer, type PumpTimer } from './pump.ts';
