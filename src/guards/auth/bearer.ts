@@ -1,7 +1,7 @@
 // Finds the bearer token of a request: the Authorization header, or `access_token` on WebSocket routes only.
 // Exactly one credential per request: a proxy and the gateway must never disagree about who is calling.
 import { AppError } from '../../errors.ts';
-import { countHeader } from '../../http/protocol-rules.ts';
+import { countHeader } from '../raw-headers.ts';
 
 export interface TokenCarrier {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
