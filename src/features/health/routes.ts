@@ -2,7 +2,7 @@
 // They answer the health-check shape `{ status, checks }`, not the envelope, as probes and the spec expect.
 import { Type } from '@sinclair/typebox';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
-import { etherCatDiagnosticsKey } from '../ethercat/diagnostics.ts';
+import { etherCatDiagnosticsKey } from '../ethercat/index.ts';
 import { httpStatusOf, readiness } from './service.ts';
 
 const Status = Type.Union([Type.Literal('Healthy'), Type.Literal('Degraded'), Type.Literal('Unhealthy')]);

@@ -14,7 +14,7 @@ import type { FeatureContext } from '../../feature-kit/feature-context.ts';
 import type { RouteKey } from '../../http/route-catalog.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import type { PlcTarget } from '../../targets/target.ts';
-import { listPlcs, plcStatus } from '../plcs/service.ts';
+import { listPlcs, plcStatus } from '../plcs/index.ts';
 import { callerOf, type HandlerExtra } from './caller.ts';
 import { routeEnabled, type Guarded } from './guarded.ts';
 import type { PartHandle, SessionPart } from './session-server.ts';

@@ -7,8 +7,7 @@ import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
-import { etherCatDiagnosticsKey } from '../ethercat/diagnostics.ts';
-import { checkEtherCatStream, streamEtherCat } from '../ethercat/stream.ts';
+import { checkEtherCatStream, etherCatDiagnosticsKey, streamEtherCat } from '../ethercat/index.ts';
 import { NotificationService } from './service.ts';
 import { symbolKey } from './session.ts';
 
