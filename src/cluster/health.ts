@@ -13,7 +13,7 @@ export interface ClusterCheck {
 /** lease name (a plcId for the alarm leases) -> the ReplicaId holding it, for the leases that are held. */
 export type LeaseHolders = () => Promise<Record<string, string>>;
 
-export interface ClusterCheckData {
+interface ClusterCheckData {
   readonly replica: string;
   readonly redis: 'Reachable' | 'Unreachable';
   /** Live replicas by ReplicaId, sorted (empty while Redis is unreachable). */

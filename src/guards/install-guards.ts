@@ -21,7 +21,7 @@ export interface GuardDeps {
 }
 
 /** True for routes that need a bearer token: everything under /api, and any route naming a policy or `authenticate`. */
-export function requiresToken(
+function requiresToken(
   url: string | undefined,
   options: { policy?: unknown; authenticate?: boolean },
 ): boolean {

@@ -14,7 +14,7 @@ export type AdsState = AdsStateName;
 export type ConnectionState = 'Connected' | 'Connecting' | 'Disconnected';
 export type TargetMode = 'Real' | 'Simulated';
 
-export interface EnumMember {
+interface EnumMember {
   name: string;
   value: number;
 }
@@ -76,7 +76,7 @@ export interface PlcFiles {
   list(dir: string): Promise<FileEntry[]>;
 }
 
-export type SimulationStateName = 'Stopped' | 'Running' | 'Paused' | 'Faulted';
+type SimulationStateName = 'Stopped' | 'Running' | 'Paused' | 'Faulted';
 
 export interface SimulationState {
   state: SimulationStateName;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { ErrorBody, envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 
-export const maxAuditPage = 1000;
+const maxAuditPage = 1000;
 
 const AuditRecord = Type.Object({
   seq: Type.Integer({ description: 'Increasing sequence number; the paging cursor' }),

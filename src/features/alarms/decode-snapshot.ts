@@ -73,7 +73,7 @@ function timeStruct(s: Struct, slot: number): TimeStruct {
 }
 
 /** The array's first index, from a type name such as `ARRAY [1..100] OF ST_ErrorEntry`. */
-export function lowerBoundOf(typeName: string): number | undefined {
+function lowerBoundOf(typeName: string): number | undefined {
   const m = /^ARRAY\s*\[\s*(-?\d+)\s*\.\./i.exec(typeName);
   return m ? Number(m[1]) : undefined;
 }

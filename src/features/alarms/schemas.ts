@@ -51,7 +51,7 @@ export const AlarmList = Type.Object({
 });
 export type AlarmList = Static<typeof AlarmList>;
 
-export const TransitionKind = Type.Union([
+const TransitionKind = Type.Union([
   Type.Literal('raised'),
   Type.Literal('acknowledged'),
   Type.Literal('cleared'),

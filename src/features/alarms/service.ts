@@ -21,7 +21,7 @@ export interface HistoryItem {
   user?: string;
 }
 
-export type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
+type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
 
 export interface AlarmHealth {
   status: HealthStatus;

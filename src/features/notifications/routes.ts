@@ -14,7 +14,7 @@ import { symbolKey } from './session.ts';
 const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
 
 /** Stream event name -> hub method the client registers with `connection.on(...)`. */
-export const hubMethods = {
+const hubMethods = {
   // SubscriptionConfirmed(string[]): the symbols themselves, not the SSE event's object.
   subscribed: {
     method: 'SubscriptionConfirmed',

@@ -34,7 +34,7 @@ interface CacheEntry {
   refreshing: boolean;
 }
 
-export const defaultSymbolMaxAgeMs = 60_000;
+const defaultSymbolMaxAgeMs = 60_000;
 
 /** The app's one SymbolBrowser (its index is the cache of every PLC's tree), as the symbol routes publish it. */
 export const symbolBrowserKey = new ServiceKey<SymbolBrowser>('symbols');

@@ -16,7 +16,7 @@ export const routeLimitNames = [
 export type RouteLimitName = (typeof routeLimitNames)[number];
 
 /** Whose budget a request spends: the user's, the user's for one PLC, or the PLC's (shared by all users). */
-export type Partition = 'user' | 'user+plc' | 'plc';
+type Partition = 'user' | 'user+plc' | 'plc';
 
 export interface LimitSubject {
   /** The JWT `sub`, or a client address for anonymous routes. */
@@ -59,7 +59,7 @@ function spend(limiter: AnyLimiter, key: string, what: string): void | Promise<v
   refuseUnlessAllowed(decision, what);
 }
 
-export function partitionKey(partition: Partition, subject: LimitSubject): string {
+function partitionKey(partition: Partition, subject: LimitSubject): string {
   const plc = subject.plcId ?? '';
   // JSON keeps the parts apart whatever characters a sub or plcId contains.
   if (partition === 'user') return JSON.stringify([subject.user]);

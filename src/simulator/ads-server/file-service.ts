@@ -57,7 +57,7 @@ export class FileHandleTable {
  * TwinCAT clients send Windows paths (`C:\TwinCAT\Boot\x.csv`); the store has relative `/` paths, so
  * the drive and leading separators are dropped and backslashes become slashes.
  */
-export function toStorePath(name: string): string {
+function toStorePath(name: string): string {
   return name
     .replace(/\\/g, '/')
     .replace(/^[A-Za-z]:/, '')

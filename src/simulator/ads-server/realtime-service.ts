@@ -14,7 +14,7 @@ const LATENCY_LENGTH = 12;
 /** Index group of the real-time service's queries (ADSSRVID_READDEVICEINFO in Beckhoff's library). */
 const REALTIME_GROUP = 1;
 /** Shared-cores value that gives every core back to the operating system (AdsLib RTimeAccess.cpp). */
-export const ALL_CORES_SHARED = 0xffffffff;
+const ALL_CORES_SHARED = 0xffffffff;
 
 /** The figures a quiet 4-core x64 system reports: one real-time core, a few microseconds of latency. */
 export interface RealtimeSettings {

@@ -53,7 +53,7 @@ export interface AdsServerOptions {
  * A client connected or closed, or stalled: it stopped reading, so the server stopped answering (and
  * reading) it until it takes the answers it has been sent.
  */
-export interface ClientEvent {
+interface ClientEvent {
   kind: 'connected' | 'closed' | 'stalled';
   /** The client's id, as in stats(). */
   id: number;
@@ -78,7 +78,7 @@ export interface AdsServerAddress {
   adsPort: number;
 }
 
-export interface AdsClientStats {
+interface AdsClientStats {
   id: number;
   remote: string;
   amsAddress: string | undefined;
@@ -89,7 +89,7 @@ export interface AdsClientStats {
   notifications: NotificationCounters;
 }
 
-export interface AdsServerStats {
+interface AdsServerStats {
   connections: number;
   notifications: number;
   clients: AdsClientStats[];

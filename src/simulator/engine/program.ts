@@ -39,7 +39,7 @@ export interface MethodContext {
   method: MethodDef;
 }
 
-export interface MethodOutcome {
+interface MethodOutcome {
   returnValue: PlcValue;
   outputs?: Record<string, PlcValue>;
 }

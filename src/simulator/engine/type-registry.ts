@@ -35,7 +35,7 @@ export interface EnumMemberDecl {
 }
 
 /** Derived types (STRING(n), ARRAY ...) remembered once the program is built: callers may name any number. */
-export const derivedTypeLimit = 1024;
+const derivedTypeLimit = 1024;
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const typeIdentifier = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

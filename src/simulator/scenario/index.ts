@@ -10,14 +10,13 @@ import { HmiRuntime } from './runtime.ts';
 import type { ScenarioDefinition } from './schema.ts';
 import { ScenarioSimulation } from './simulation.ts';
 
-export { loadScenario, validateScenarioDir, ScenarioError, scenarioFileName } from './load.ts';
+export { loadScenario, validateScenarioDir, ScenarioError } from './load.ts';
 export { validateScenario } from './validate.ts';
-export { formatProblem, type ScenarioProblem } from './problem.ts';
-export { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
-export { ScenarioSimulation, type SimulationSnapshot } from './simulation.ts';
-export { realTimer, type PumpTimer } from './pump.ts';
-export { stepAxis, type AxisMotion } from './kinematics.ts';
-export { HmiRuntime, ScriptFailure } from './runtime.ts';
+export { formatProblem } from './problem.ts';
+export { type ScenarioDefinition } from './schema.ts';
+export { ScenarioSimulation } from './simulation.ts';
+export { type PumpTimer } from './pump.ts';
+export { stepAxis } from './kinematics.ts';
 
 /** The simulated EtherCAT masters a scenario declares (give it to the SimulatedPlc), if it declares any. */
 export function etherCatOf(scenario: ScenarioDefinition): EtherCatSystem | undefined {

@@ -6,7 +6,7 @@ import type { ScenarioDefinition } from './schema.ts';
 import { formatProblem, type ScenarioProblem } from './problem.ts';
 import { validateScenario } from './validate.ts';
 
-export const scenarioFileName = 'machine.yaml';
+const scenarioFileName = 'machine.yaml';
 const maxScenarioBytes = 4 * 1024 * 1024;
 const maxYamlErrors = 10;
 

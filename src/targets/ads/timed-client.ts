@@ -12,7 +12,7 @@ export const noAnswerCode = -1;
  * What a request with no answer is rejected with. A plain object, not an Error: ads-client's ClientError keeps a
  * plain object's `errorCode` when it wraps a failure, and drops an Error's.
  */
-export interface NoAnswer {
+interface NoAnswer {
   readonly errorCode: typeof noAnswerCode;
   readonly errorStr: string;
 }

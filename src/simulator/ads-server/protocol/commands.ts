@@ -214,7 +214,7 @@ export function encodeErrorResponse(commandId: number, code: number): Buffer {
 }
 
 /** One sample of a DeviceNotification stamp. */
-export interface NotificationSample {
+interface NotificationSample {
   handle: number;
   data: Buffer;
 }

@@ -2,7 +2,7 @@
 
 import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
 
-export const NET_ID_LENGTH = 6;
+const NET_ID_LENGTH = 6;
 
 /** Parses a dotted NetId; throws AdsError (invalid parameter) for anything but six bytes 0..255. */
 export function parseNetId(text: string): Buffer {
