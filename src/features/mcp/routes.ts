@@ -15,7 +15,7 @@ import { resourcesPart } from './resources.ts';
 import { createSessionServer, type SessionPart } from './session-server.ts';
 import { SessionTable, type SessionHandle } from './sessions.ts';
 import { ToolRunner } from './tool-kit.ts';
-import { allTools } from './tools/index.ts';
+import { allTools } from './tools/all-tools.ts';
 
 interface Session extends SessionHandle {
   readonly transport: StreamableHTTPServerTransport;
