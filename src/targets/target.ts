@@ -1,13 +1,13 @@
 // The PlcTarget port: the only way features reach a PLC, real or simulated. Values crossing it are
 // JSON-safe (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as milliseconds).
 
-import type { AdsStateName } from '../plc/ads/constants.ts';
-import type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode } from '../plc/types.ts';
+import type { AdsStateName } from '../plc/ads/index.ts';
+import type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode } from '../plc/index.ts';
 import type { EtherCatPort } from './ethercat-port.ts';
 
 // The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
 export type { FileEntry, MethodArguments, MethodResult, PlcValue, SymbolNode };
-export { adsStateNames as adsStates } from '../plc/ads/constants.ts';
+export { adsStateNames as adsStates } from '../plc/ads/index.ts';
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = AdsStateName;
 

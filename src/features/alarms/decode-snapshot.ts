@@ -3,7 +3,7 @@
 // unknown ErrorType or an impossible timestamp stays confined to its slot.
 import type { PlcValue } from '../../targets/target.ts';
 import { severityLabelOf, type AlarmReading, type PlcClock } from './reading.ts';
-import { timeStructMembers } from '../../plc/alarm-entry.ts';
+import { timeStructMembers } from '../../plc/index.ts';
 import { SlotKeys } from './slot-keys.ts';
 import { bindTime, type TimeStruct } from './timestamps.ts';
 import type { AlarmState } from './transitions.ts';

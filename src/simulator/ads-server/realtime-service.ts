@@ -4,9 +4,8 @@
 // RTimeCpuLatency, 12 bytes; index group ADSSRVID_READDEVICEINFO = 1, offsets RTIME_CPU_SETTINGS 0xd,
 // RTIME_READ_LATENCY 0x2, RTIME_RESET_LATENCY 0xb with the CPU id written as a u32).
 
-import { AdsCommand, AdsState, RealtimeOffset } from '../../plc/ads/constants.ts';
+import { AdsCommand, AdsState, RealtimeOffset, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { invalidNotificationHandle } from './notification-hub.ts';
 
 const CPU_SETTINGS_LENGTH = 32;

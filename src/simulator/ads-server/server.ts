@@ -3,15 +3,14 @@
 
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { adsStateNames } from '../../plc/ads/constants.ts';
-import type { SimulatedPlc } from '../engine/plc.ts';
+import { adsStateNames, ADS_UDP_PORT, AdsPort } from '../../plc/ads/index.ts';
+import type { SimulatedPlc } from '../engine/index.ts';
 import { AdsConnection } from './client-connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { EtherCatRouting } from './ethercat-routing.ts';
 import { FileService } from './file-service.ts';
 import { HandleRegistry } from './handle-registry.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
-import { ADS_UDP_PORT, AdsPort } from '../../plc/ads/constants.ts';
 import { formatAmsAddress, formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
 import { quietRealtimeSettings, RealtimeService, type RealtimeSettings } from './realtime-service.ts';
 import { RuntimeService } from './runtime-service.ts';

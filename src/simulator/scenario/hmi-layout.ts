@@ -86,7 +86,7 @@ export {
   errorTypeMembers,
   timeStructMembers as timestampFields,
   type ErrorTypeName,
-} from '../../plc/alarm-entry.ts';
+} from '../../plc/index.ts';
 
 function stringLength(type: LeafTypeName): number | null {
   const m = /^STRING\((\d+)\)$/.exec(type);

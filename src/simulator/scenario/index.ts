@@ -94,3 +94,4 @@ export function declareScenario(builder: ProgramBuilder, scenario: ScenarioDefin
     },
   };
 }
+export { errorTypeMembers } from './hmi-layout.ts';

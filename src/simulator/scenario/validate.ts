@@ -3,7 +3,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
 import { checkLeafValue, resolveScriptPath } from './hmi-layout.ts';
-import { ProgramBuilder } from '../engine/program.ts';
+import { ProgramBuilder } from '../engine/index.ts';
 import { declareScenarioTypes, declareScenarioVariables } from './declare-extensions.ts';
 import { checkEtherCatSection, etherCatAction, isProblem } from './ethercat-validate.ts';
 import { formatProblem, type ScenarioProblem } from './problem.ts';

@@ -1,6 +1,6 @@
 // Re-registration of a connection's ADS notifications together, so the PLC checks them in one phase and sends
 // one frame per task cycle instead of one on almost every cycle (see schedule).
-import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsErrorCode } from '../../plc/ads/index.ts';
 import { adsCodeOf } from './ads-errors.ts';
 import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';

@@ -4,7 +4,7 @@
 // connection's notifications together so that the PLC checks them in one phase.
 import { AppError } from '../../errors.ts';
 import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
-import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsErrorCode } from '../../plc/ads/index.ts';
 import { IncrementalDecoder } from '../../plc/index.ts';
 import { adsCodeOf } from './ads-errors.ts';
 import { Poller } from './poller.ts';

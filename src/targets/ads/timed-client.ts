@@ -3,7 +3,7 @@
 // wait SymbolBrowseTimeoutMs, every other request the connection's Timeout. A request is judged by its command
 // alone (no async context to carry), so the read path pays one timer and nothing else.
 import { Client, type AdsClientSettings, type AdsCommandToSend, type AmsTcpPacket } from 'ads-client';
-import { AdsCommand, IndexGroup } from '../../plc/ads/constants.ts';
+import { AdsCommand, IndexGroup } from '../../plc/ads/index.ts';
 
 /** ADS code by which a request that got no answer is known, through every wrapper ads-client puts around it. */
 export const noAnswerCode = -1;

@@ -1,6 +1,6 @@
 // AMS NetId: six bytes written as dotted decimal ("192.168.1.10.1.1").
 
-import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
+import { AdsError, AdsErrorCode } from '../../../plc/ads/index.ts';
 
 const NET_ID_LENGTH = 6;
 

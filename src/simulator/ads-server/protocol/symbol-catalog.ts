@@ -1,9 +1,9 @@
 // The symbol and type services' answers for one program: symbol upload, data-type upload, upload
 // info, lookups by name. Built once per program version (pure; the server caches it).
 
-import type { PlcType, SymbolDef } from '../../../plc/types.ts';
+import type { PlcType, SymbolDef } from '../../../plc/index.ts';
 import { isBaseType, typeHash, typeKey } from './ads-types.ts';
-import type { MemoryArea } from '../../engine/located-areas.ts';
+import type { MemoryArea } from '../../engine/index.ts';
 import { locate } from './area-groups.ts';
 import { EntryWriter, text } from './entry-writer.ts';
 import { encodeDataTypeEntry, encodeSymbolEntry } from './type-entries.ts';

@@ -2,7 +2,7 @@
 // with what ADS clients parse: fixed header, NUL-terminated strings, array infos, sub-items, methods,
 // attributes and enum infos.
 
-import type { ArrayDimension, MethodDef, PlcType, StructType } from '../../../plc/types.ts';
+import type { ArrayDimension, MethodDef, PlcType, StructType } from '../../../plc/index.ts';
 import { adsDataTypeOf, alignmentOf, AdsDataType, typeHash } from './ads-types.ts';
 import { EntryWriter, text } from './entry-writer.ts';
 
