@@ -108,6 +108,17 @@ function eachImport(context, check) {
   return Object.fromEntries(importNodes.map((type) => [type, visit]));
 }
 
+/** The package a module belongs to: its feature folder, or the nearest folder above it with an index.ts. */
+function packageOf(target, src) {
+  const parts = relative(src, target).split(sep);
+  if (parts[0] === '..') return undefined;
+  if (parts[0] === 'features' && parts.length > 2) return join(src, 'features', parts[1]);
+  for (let folder = dirname(target); folder.startsWith(src + sep); folder = dirname(folder)) {
+    if (existsSync(join(folder, 'index.ts'))) return folder;
+  }
+  return undefined;
+}
+
 const layering = {
   rules: {
     'no-cycle': {
@@ -129,25 +140,24 @@ const layering = {
         });
       },
     },
-    'feature-index': {
+    'public-index': {
       meta: {
         type: 'problem',
         messages: {
           index:
-            "Import the {{feature}} feature through its public index '{{index}}', not its internals: " +
-            'features and the app see each other only through index.ts.',
+            "Import {{package}} through its public index '{{index}}', not its internals: a feature folder, and " +
+            'any folder with an index.ts, is seen from outside only through that index.',
         },
         schema: [],
       },
       create(context) {
         const file = context.physicalFilename;
+        const src = join(context.cwd, 'src');
         return eachImport(context, (node, target) => {
-          const parts = relative(context.cwd, target).split(sep);
-          if (parts[0] !== 'src' || parts[1] !== 'features' || parts.length < 4) return;
-          const folder = join(context.cwd, 'src', 'features', parts[2]);
-          if (file.startsWith(folder + sep) || target === join(folder, 'index.ts')) return;
+          const folder = packageOf(target, src);
+          if (!folder || file.startsWith(folder + sep) || target === join(folder, 'index.ts')) return;
           const index = relative(dirname(file), join(folder, 'index.ts'));
-          context.report({ node, messageId: 'index', data: { feature: parts[2], index } });
+          context.report({ node, messageId: 'index', data: { package: relative(context.cwd, folder), index } });
         });
       },
     },
@@ -183,7 +193,7 @@ export default tseslint.config(
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       'layering/no-cycle': 'error',
-      'layering/feature-index': 'error',
+      'layering/public-index': 'error',
     },
   },
   // Layering. A later block replaces an earlier block's options for the same rule, so each block lists its

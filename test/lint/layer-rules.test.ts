@@ -1,7 +1,8 @@
 // The layering rules of eslint.config.js for every layer: an import cycle fails even when its imports are
 // type-only, a lower layer importing a higher one fails with a message saying which way the arrow points, and a
-// feature reaches another feature only through its index.ts. Probe modules are linted in a temporary copy of the
-// configuration (the repository's node_modules linked), so the checkout is never touched.
+// feature, or any folder with an index.ts, is reached from outside only through that index. Probe modules are
+// linted in a temporary copy of the configuration (the repository's node_modules linked), so the checkout is never
+// touched.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ const checkout = resolve(import.meta.dirname, '..', '..');
 const repo = mkdtempSync(join(tmpdir(), 'plc-layers-'));
 for (const file of ['eslint.config.js', 'package.json']) copyFileSync(join(checkout, file), join(repo, file));
 symlinkSync(join(checkout, 'node_modules'), join(repo, 'node_modules'), 'dir');
-const rules = new Set(['layering/no-cycle', 'layering/feature-index', 'no-restricted-imports']);
+const rules = new Set(['layering/no-cycle', 'layering/public-index', 'no-restricted-imports']);
 
 const eslint = new ESLint({
   cwd: repo,
@@ -100,7 +101,7 @@ describe('layer direction', () => {
   });
 });
 
-describe('layering/feature-index', () => {
+describe('layering/public-index', () => {
   it("refuses a feature another feature's internals", async () => {
     const messages = await lint({
       'features/mcp/probe.ts': "export { listPlcs } from '../plcs/service.ts';\n",
@@ -109,9 +110,36 @@ describe('layering/feature-index', () => {
     });
     assert.deepEqual(
       messages.map((m) => m.ruleId),
-      ['layering/feature-index'],
+      ['layering/public-index'],
     );
-    assert.match(messages[0]!.message, /through its public index '\.\.\/plcs\/index\.ts'/);
+    assert.match(
+      messages[0]!.message,
+      /src\/features\/plcs through its public index '\.\.\/plcs\/index\.ts'/,
+    );
+  });
+
+  it("refuses a module outside a folder with an index.ts that folder's internals", async () => {
+    const messages = await lint({
+      'targets/probe.ts': "export { layout } from '../plc/layout.ts';\n",
+      'plc/layout.ts': 'export const layout = 1;\n',
+      'plc/index.ts': "export { layout } from './layout.ts';\n",
+    });
+    assert.deepEqual(
+      messages.map((m) => m.ruleId),
+      ['layering/public-index'],
+    );
+    assert.match(messages[0]!.message, /src\/plc through its public index '\.\.\/plc\/index\.ts'/);
+  });
+
+  it('lets a module import its own package directly, and a folder without an index.ts file by file', async () => {
+    const messages = await lint({
+      'targets/ads/probe.ts':
+        "export { a } from './a.ts';\nexport { schema } from '../../config/schema.ts';\n",
+      'targets/ads/a.ts': 'export const a = 1;\n',
+      'targets/ads/index.ts': "export { a } from './a.ts';\n",
+      'config/schema.ts': 'export const schema = 1;\n',
+    });
+    assert.deepEqual(messages, []);
   });
 
   it('lets a feature import another through its index, and its own modules directly', async () => {
