@@ -59,8 +59,6 @@ const TransitionKind = Type.Union([
   Type.Literal('ended'),
 ]);
 
-export const AlarmTransitionFrame = Type.Object({ kind: TransitionKind, alarm: Type.Ref(Alarm) });
-
 export const AcknowledgeResult = Type.Object({ acknowledged: Type.Boolean() });
 
 export const HistoryQuery = Type.Object({

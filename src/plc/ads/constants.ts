@@ -26,8 +26,6 @@ export const AdsCommand = {
   ReadWrite: 9,
 } as const;
 
-export type AdsCommandId = (typeof AdsCommand)[keyof typeof AdsCommand];
-
 export const StateFlags = {
   Response: 0x0001,
   AdsCommand: 0x0004,

@@ -2,9 +2,6 @@
 import type { ProgramBuilder } from '../../simulator/engine/index.ts';
 import { errorTypeMembers } from '../../simulator/scenario/index.ts';
 
-/** Type names declared here; a scenario reuses them (`builder.type('E_ErrorType')`) instead of redeclaring. */
-export const builtinTypeNames = ['E_ErrorType', 'E_MachineMode'] as const;
-
 export function declareBuiltinTypes(builder: ProgramBuilder): void {
   builder.enum('E_ErrorType', errorTypeMembers);
   // Gaps, a non-zero start and a negative value: positions never imply values.
