@@ -22,7 +22,10 @@ const layers = [
   { name: 'plc', patterns: ['**/plc/**'] },
   { name: 'errors', patterns: ['**/errors.ts'] },
 ];
-const arrow = layers.slice(1).map((l) => l.name).join(' -> ');
+const arrow = layers
+  .slice(1)
+  .map((l) => l.name)
+  .join(' -> ');
 
 /** Restrictions of a layer: every layer above it, each with a message saying which way the arrow points. */
 function above(name) {
@@ -94,7 +97,12 @@ function pathBack(from, to, checked) {
 }
 
 const source = (node) => node.source?.value;
-const importNodes = ['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration', 'ImportExpression'];
+const importNodes = [
+  'ImportDeclaration',
+  'ExportNamedDeclaration',
+  'ExportAllDeclaration',
+  'ImportExpression',
+];
 
 /** Calls `check(node, resolvedPath)` for each relative import of the file, type-only ones included. */
 function eachImport(context, check) {
@@ -157,7 +165,11 @@ const layering = {
           const folder = packageOf(target, src);
           if (!folder || file.startsWith(folder + sep) || target === join(folder, 'index.ts')) return;
           const index = relative(dirname(file), join(folder, 'index.ts'));
-          context.report({ node, messageId: 'index', data: { package: relative(context.cwd, folder), index } });
+          context.report({
+            node,
+            messageId: 'index',
+            data: { package: relative(context.cwd, folder), index },
+          });
         });
       },
     },
