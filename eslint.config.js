@@ -45,7 +45,7 @@ const portOnly = [
 const noHttp = [
   {
     group: ['fastify', '@fastify/*'],
-    message: 'Drivers and the simulator never import HTTP.',
+    message: 'Drivers, the simulator, config and the PLC model never import HTTP (fastify).',
   },
 ];
 const noSimulator = [
