@@ -4,16 +4,14 @@ import { createFixedWindowLimiter } from './fixed-window.ts';
 import { refuseUnlessAllowed, type AnyLimiter, type Clock } from './limiter.ts';
 import { createSlidingWindowLimiter } from './sliding-window.ts';
 
-export const routeLimitNames = [
-  'SymbolBrowsing',
-  'AlarmReads',
-  'RpcInvocations',
-  'NotificationConnections',
-  'Lifecycle',
-  'FileTransfers',
-] as const;
 /** A named route limit a route can declare with `config: { limit: '<name>' }`. */
-export type RouteLimitName = (typeof routeLimitNames)[number];
+export type RouteLimitName =
+  | 'SymbolBrowsing'
+  | 'AlarmReads'
+  | 'RpcInvocations'
+  | 'NotificationConnections'
+  | 'Lifecycle'
+  | 'FileTransfers';
 
 /** Whose budget a request spends: the user's, the user's for one PLC, or the PLC's (shared by all users). */
 type Partition = 'user' | 'user+plc' | 'plc';
