@@ -7,21 +7,24 @@ import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
 import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
 import { startCluster } from './cluster/start-cluster.ts';
-import { auditRoutes } from './features/admin/audit-routes.ts';
-import { consoleRoutes } from './features/console/routes.ts';
-import { alarmsRoutes } from './features/alarms/routes.ts';
-import { deviceRoutes } from './features/device/routes.ts';
-import { createEtherCatDiagnostics } from './features/ethercat/index.ts';
-import { etherCatRoutes } from './features/ethercat/routes.ts';
-import { filesRoutes } from './features/files/routes.ts';
-import { healthRoutes } from './features/health/routes.ts';
-import { lifecycleRoutes } from './features/lifecycle/routes.ts';
-import { methodsRoutes } from './features/methods/routes.ts';
-import { plcsRoutes } from './features/plcs/routes.ts';
-import { simulationRoutes } from './features/simulation/routes.ts';
-import { symbolsRoutes } from './features/symbols/routes.ts';
-import { typesRoutes } from './features/types/routes.ts';
-import { variablesRoutes } from './features/variables/routes.ts';
+import { adminRoutes, auditRoutes } from './features/admin/index.ts';
+import { consoleRoutes } from './features/console/index.ts';
+import { alarmsRoutes } from './features/alarms/index.ts';
+import { deviceRoutes } from './features/device/index.ts';
+import {
+  createEtherCatDiagnostics,
+  etherCatDiagnosticsKey,
+  etherCatRoutes,
+} from './features/ethercat/index.ts';
+import { filesRoutes } from './features/files/index.ts';
+import { healthRoutes } from './features/health/index.ts';
+import { lifecycleRoutes } from './features/lifecycle/index.ts';
+import { methodsRoutes } from './features/methods/index.ts';
+import { plcsRoutes } from './features/plcs/index.ts';
+import { simulationRoutes } from './features/simulation/index.ts';
+import { symbolsRoutes } from './features/symbols/index.ts';
+import { typesRoutes } from './features/types/index.ts';
+import { variablesRoutes } from './features/variables/index.ts';
 import { resolveKeySource } from './guards/auth/key-source.ts';
 import type { FetchLike } from './guards/auth/oidc-discovery.ts';
 import { createTokenVerifier } from './guards/auth/token-verifier.ts';
@@ -30,21 +33,20 @@ import type { Clock } from './guards/rate-limit/limiter.ts';
 import { createRateLimits } from './guards/rate-limit/rate-limits.ts';
 import { installAudit } from './http/audit-hooks.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.ts';
-import type { FeatureContext, Sleep } from './http/feature-context.ts';
+import type { FeatureContext, Sleep } from './feature-kit/feature-context.ts';
 import { AccessLog, loggerOptions } from './http/logging.ts';
 import { installMetrics } from './http/metrics.ts';
 import { installOpenApi } from './http/openapi.ts';
 import { installStreams, type StreamTimings } from './http/streams/install.ts';
 import { timerClock, type DeadlineClock } from './http/streams/token-deadlines.ts';
-import { adminRoutes } from './features/admin/routes.ts';
-import { notificationsRoutes } from './features/notifications/routes.ts';
+import { notificationsRoutes } from './features/notifications/index.ts';
 import { installProtocolRules, serverTimeouts } from './http/protocol-rules.ts';
 import { installSendTimeout, type SendWatchTimer } from './http/send-timeout.ts';
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
 import { installRouteCatalog } from './http/route-catalog.ts';
-import { createServiceDirectory } from './http/service-directory.ts';
-import { mcpRoutes } from './features/mcp/routes.ts';
+import { createServiceDirectory } from './feature-kit/service-directory.ts';
+import { mcpRoutes } from './features/mcp/index.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 
 export interface AppDeps {
@@ -149,7 +151,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installAudit(app, audit);
 
   // Feature areas: one line each, all given the same context.
-  const etherCat = createEtherCatDiagnostics(config, deps.registry);
+  const services = createServiceDirectory();
+  services.provide(etherCatDiagnosticsKey, createEtherCatDiagnostics(config, deps.registry));
   const context: FeatureContext = {
     config,
     registry: deps.registry,
@@ -158,10 +161,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     now,
     audit,
     streams,
-    etherCat,
     ...(cluster ? { cluster } : {}),
     sleep: deps.sleep ?? ((ms, signal) => delay(ms, undefined, { signal })),
-    services: createServiceDirectory(),
+    services,
     routes,
   };
   await app.register(plcsRoutes, context);

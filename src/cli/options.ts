@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError, writeLine, type CliIo } from './io.ts';
 
-export interface OptionSpec {
+interface OptionSpec {
   short?: string;
   /** The option takes a value, shown in help by this placeholder; an option without one is a flag. */
   value?: string;
@@ -25,7 +25,7 @@ export interface ParsedArgs {
 }
 
 /** Parses strictly: unknown options, missing values and stray arguments are usage errors. */
-export function parseOptions(args: readonly string[], table: OptionTable, maxPositionals = 0): ParsedArgs {
+function parseOptions(args: readonly string[], table: OptionTable, maxPositionals = 0): ParsedArgs {
   const options = Object.fromEntries(
     Object.entries(table).map(([name, spec]) => [
       name,

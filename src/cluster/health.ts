@@ -1,10 +1,19 @@
 // The `cluster` readiness check: Redis reachable and the replicas alive. Redis away
 // is Degraded, not Unhealthy: reads, writes and this replica's streams keep working (limits fail open).
-import type { HealthCheck } from '../features/health/service.ts';
-import type { AlarmLeases } from './alarm-leases.ts';
 import type { Cluster } from './cluster.ts';
 
-export interface ClusterCheckData {
+/** The check as the readiness report lists it (the health feature's HealthCheck, which this layer cannot import). */
+export interface ClusterCheck {
+  readonly name: 'cluster';
+  readonly status: 'Healthy' | 'Degraded';
+  readonly description: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** lease name (a plcId for the alarm leases) -> the ReplicaId holding it, for the leases that are held. */
+export type LeaseHolders = () => Promise<Record<string, string>>;
+
+interface ClusterCheckData {
   readonly replica: string;
   readonly redis: 'Reachable' | 'Unreachable';
   /** Live replicas by ReplicaId, sorted (empty while Redis is unreachable). */
@@ -13,11 +22,18 @@ export interface ClusterCheckData {
   readonly leases: Record<string, string>;
 }
 
-export async function clusterCheck(cluster: Cluster, alarmLeases: AlarmLeases): Promise<HealthCheck> {
+export async function clusterCheck(
+  cluster: Cluster,
+  leaseHolders: readonly LeaseHolders[],
+): Promise<ClusterCheck> {
   const replica = cluster.replicaId;
   try {
     if (!cluster.link.reachable) throw new Error('unreachable');
-    const [replicas, leases] = await Promise.all([cluster.liveReplicas(), alarmLeases.holders()]);
+    const [replicas, held] = await Promise.all([
+      cluster.liveReplicas(),
+      Promise.all(leaseHolders.map((holders) => holders())),
+    ]);
+    const leases = Object.assign({}, ...held) as Record<string, string>;
     const data: ClusterCheckData = { replica, redis: 'Reachable', replicas, leases };
     const description = `Redis reachable; ${replicas.length} replica(s) alive.`;
     return { name: 'cluster', status: 'Healthy', description, data: { ...data } };

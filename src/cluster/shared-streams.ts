@@ -4,7 +4,7 @@
 // What is read back from Redis (rows, terminate messages) is checked before use: a forged one is dropped and logged.
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from '../http/streams/registry.ts';
+import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from '../http/streams/stream-rows.ts';
 import { perUserRefusal, totalRefusal } from '../http/streams/registry.ts';
 import type { LocalStreams, StreamLedger } from '../http/streams/stream-ledger.ts';
 import { clusterKey, type Cluster } from './cluster.ts';

@@ -3,13 +3,11 @@
 import type { Registry } from 'prom-client';
 import type { AuditStore } from '../audit/store.ts';
 import type { Settings } from '../config/schema.ts';
-import type { HealthCheck } from '../features/health/service.ts';
 import type { Clock } from '../guards/rate-limit/limiter.ts';
 import type { LimiterFactory } from '../guards/rate-limit/rate-limits.ts';
 import type { StreamLedger } from '../http/streams/stream-ledger.ts';
-import { AlarmLeases } from './alarm-leases.ts';
 import { Cluster } from './cluster.ts';
-import { clusterCheck } from './health.ts';
+import { clusterCheck, type ClusterCheck, type LeaseHolders } from './health.ts';
 import type { ClusterLog } from './redis-link.ts';
 import { SharedAuditStore } from './shared-audit-store.ts';
 import { sharedLimiterFactory } from './shared-limits.ts';
@@ -20,10 +18,10 @@ export interface ClusterServices {
   readonly limiterStore: LimiterFactory;
   readonly auditStore: AuditStore;
   readonly streamLedger: StreamLedger;
-  /** Alarm monitoring by one lease holder per PLC, and the journals in Redis streams. */
-  readonly alarmLeases: AlarmLeases;
+  /** Adds a feature's lease holders to the `cluster` check (the alarm feature's one lease per PLC). */
+  reportLeases(holders: LeaseHolders): void;
   /** The `cluster` readiness check. */
-  check(): Promise<HealthCheck>;
+  check(): Promise<ClusterCheck>;
   close(): Promise<void>;
 }
 
@@ -45,7 +43,7 @@ export async function startCluster(
   const cluster = new Cluster({ ...settings.Cluster, Redis: url }, deps);
   const streamLedger = new SharedStreams(cluster, deps.log);
   await cluster.start();
-  const alarmLeases = new AlarmLeases(cluster, deps.metrics, deps.log);
+  const leaseHolders: LeaseHolders[] = [];
   return {
     cluster,
     limiterStore: sharedLimiterFactory(cluster.link, deps.log, deps.metrics, deps.now),
@@ -58,11 +56,8 @@ export async function startCluster(
       deps.log,
     ),
     streamLedger,
-    alarmLeases,
-    check: () => clusterCheck(cluster, alarmLeases),
-    close: async () => {
-      await alarmLeases.stop();
-      await cluster.close();
-    },
+    reportLeases: (holders) => void leaseHolders.push(holders),
+    check: () => clusterCheck(cluster, leaseHolders),
+    close: () => cluster.close(),
   };
 }

@@ -17,7 +17,7 @@ import {
 } from './schema.ts';
 
 /** Recursively freezes plain objects and arrays so no part of the config can change after start-up. */
-export function deepFreeze<T>(value: T): T {
+function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);
@@ -26,7 +26,7 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** Effective flags: `true|false` or `{ Enabled }`, missing ones from featureDefaults. */
-export function effectiveFeatures(features: Settings['Features']): Record<FeatureName, boolean> {
+function effectiveFeatures(features: Settings['Features']): Record<FeatureName, boolean> {
   const out = { ...featureDefaults };
   for (const name of featureNames) {
     const flag = features[name];

@@ -47,7 +47,7 @@ function describe(schema: TSchema): string[] {
 }
 
 /** Worded apart from the "Ignored setting" warning of a foreign key: this one stops start-up. */
-export const unknownSetting = 'unknown setting, not one of plc-gateway (check the spelling)';
+const unknownSetting = 'unknown setting, not one of plc-gateway (check the spelling)';
 
 /** A value of the wrong JSON kind. */
 const kindMessages = new Map<ValueErrorType, string>([

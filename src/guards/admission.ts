@@ -11,7 +11,7 @@ import type { LimitSubject, RateLimits, RouteLimitName } from './rate-limit/rate
 import type { PlcScope } from './route-options.ts';
 
 /** What a route (or a tool mirroring it) demands of its caller. */
-export interface AdmissionRule {
+interface AdmissionRule {
   readonly feature?: FeatureName | undefined;
   readonly policy?: PolicyName | undefined;
   readonly plcScoped?: boolean | PlcScope | undefined;
@@ -26,7 +26,7 @@ export interface AdmissionDeps {
   readonly limits: RateLimits;
 }
 
-export interface AdmissionRequest {
+interface AdmissionRequest {
   readonly principal: Principal | null;
   /** The plcId as the caller spelled it (only read when the rule is plcScoped). */
   readonly plcId?: unknown;
@@ -34,7 +34,7 @@ export interface AdmissionRequest {
   readonly user: string;
 }
 
-export interface Admitted {
+interface Admitted {
   /** The PLC a plcScoped rule names; null otherwise. */
   readonly target: PlcTarget | null;
   /** Pending while a shared limit store decides (it rejects with 429); undefined when decided in memory. */

@@ -1,8 +1,7 @@
 // Named authorization policies: the effective permission is the token's role intersected with its scope.
 import type { Principal } from './principal.ts';
 
-export const policyNames = ['ReadAccess', 'WriteAccess', 'LifecycleAccess', 'Admin'] as const;
-export type PolicyName = (typeof policyNames)[number];
+export type PolicyName = 'ReadAccess' | 'WriteAccess' | 'LifecycleAccess' | 'Admin';
 
 interface PolicyRule {
   /** Any one of these roles. */

@@ -14,7 +14,7 @@ export const ErrorEnvelope = Type.Object(
 );
 
 /** Response schema of a successful envelope carrying `data`. */
-export function envelope<T extends TSchema>(data: T): TObject<{ data: T; error: TNull }> {
+function envelope<T extends TSchema>(data: T): TObject<{ data: T; error: TNull }> {
   return Type.Object({ data, error: Type.Null() }, { additionalProperties: false });
 }
 

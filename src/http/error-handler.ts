@@ -57,7 +57,7 @@ export function renderError(err: unknown): Rendered {
   return { status: 500, code: 'INTERNAL_ERROR', message: errorCatalog.INTERNAL_ERROR.message, headers: {} };
 }
 
-export function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function sendError(err: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const rendered = renderError(err);
   if (rendered.status >= 500 && !isAppError(err)) request.log.error({ err }, 'request failed');
   else if (rendered.status >= 500)

@@ -47,7 +47,7 @@ export function loggerOptions(
 const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
 
 /** A header set as it may be logged: credential headers masked. */
-export function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
+function maskHeaders(headers: Record<string, unknown>): Record<string, unknown> {
   const masked: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers)) {
     masked[name] = credentialHeaders.has(name.toLowerCase()) ? redacted : value;

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Settings } from '../config/schema.ts';
 import { AppError } from '../errors.ts';
+import { countHeader } from '../guards/raw-headers.ts';
 import { failure } from './envelope.ts';
 
 type HttpSettings = Settings['Http'];
@@ -31,16 +32,6 @@ export function serverTimeouts(http: HttpSettings): {
     requestTimeout: http.RequestTimeoutMs,
     keepAliveTimeout: http.KeepAliveTimeoutMs,
   };
-}
-
-/** How often a header (lower-case name) occurs in Node's raw header list, where repeats are kept. */
-export function countHeader(rawHeaders: readonly string[], name: string): number {
-  let count = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const header = rawHeaders[i]!;
-    if (header.length === name.length && header.toLowerCase() === name) count++;
-  }
-  return count;
 }
 
 export function installProtocolRules(app: FastifyInstance): void {

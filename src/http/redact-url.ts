@@ -5,7 +5,7 @@
 export const redacted = '[REDACTED]';
 
 /** Longest URL written to a log line; the rest is summarised by its length. */
-export const maxLoggedUrlLength = 2048;
+const maxLoggedUrlLength = 2048;
 
 // Matched against the decoded, lower-cased name with everything but letters and digits removed, so that
 // `access_token[]`, `access_token%00`, `%20access_token` and `Access-Token` all count.

@@ -13,9 +13,7 @@ interface Series {
   sum: number;
 }
 
-export const durationBuckets: readonly number[] = [
-  0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-];
+const durationBuckets: readonly number[] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export class RequestMetrics {
   readonly #series = new Map<string, Series>();

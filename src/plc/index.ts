@@ -14,7 +14,6 @@ export {
 } from './memory-layout.ts';
 export {
   parseTypeName,
-  primitiveName,
   defaultStringLength,
   typeExprName,
   typeFromExpr,
@@ -23,8 +22,10 @@ export {
 export { enumBaseRanges } from './scalar-codec.ts';
 export { decode, encode, encodeInto, encodeOver, type NonMemberSink } from './codec.ts';
 export { IncrementalDecoder } from './incremental-decode.ts';
-export { parsePath, resolvePath, type PathSegment, type ResolvedPath } from './symbol-path.ts';
+export { resolvePath, type ResolvedPath } from './symbol-path.ts';
 export { symbolNode, symbolTree } from './symbol-tree.ts';
-export { findMethod, methodOf, orderedInputs, returnMemberOf } from './methods.ts';
+export { findMethod, orderedInputs, returnMemberOf } from './methods.ts';
 export { fileNotFound, splitFilePath } from './file-path.ts';
 export { errorEntryMembers, errorTypeMembers, timeStructMembers, type ErrorTypeName } from './alarm-entry.ts';
+export { parseIecLocation, type IecLocation, type LocatedArea } from './iec-location.ts';
+export { decodeCp1252 } from './cp1252.ts';

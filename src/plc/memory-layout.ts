@@ -14,9 +14,9 @@ import {
 } from './types.ts';
 
 /** TwinCAT's default pack mode on x64: nothing is aligned to more than 8 bytes. */
-export const maxAlignment = 8;
+const maxAlignment = 8;
 /** Longest STRING(n) / WSTRING(n) accepted. */
-export const maxStringLength = 65535;
+const maxStringLength = 65535;
 /** Largest single type or program image, in bytes. */
 export const maxTypeSize = 256 * 1024 * 1024;
 
@@ -67,7 +67,7 @@ export function alignUp(offset: number, alignment: number): number {
 }
 
 /** `ARRAY [1..16] OF ST_HmiAxis`, multi-dimensional `ARRAY [1..2,0..3] OF INT`. */
-export function arrayTypeName(dimensions: readonly ArrayDimension[], element: PlcType): string {
+function arrayTypeName(dimensions: readonly ArrayDimension[], element: PlcType): string {
   const dims = dimensions.map((d) => `${d.start}..${d.start + d.length - 1}`).join(',');
   return `ARRAY [${dims}] OF ${element.name}`;
 }

@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import type { MethodArguments, MethodDef, MethodParameter, PlcType, PlcValue, StructType } from './types.ts';
 
 /** The method named `methodName` (case-insensitive) of a function block type, or undefined. */
-export function methodOf(type: PlcType, methodName: string): MethodDef | undefined {
+function methodOf(type: PlcType, methodName: string): MethodDef | undefined {
   const name = methodName.toUpperCase();
   return type.kind === 'struct' ? type.methods.find((m) => m.name.toUpperCase() === name) : undefined;
 }

@@ -4,7 +4,7 @@ import type { PlcValue, PrimitiveName } from './types.ts';
 
 type IntName = 'SINT' | 'USINT' | 'BYTE' | 'INT' | 'UINT' | 'WORD' | 'DINT' | 'UDINT' | 'DWORD';
 
-export const intRanges: Readonly<Record<IntName, readonly [number, number]>> = {
+const intRanges: Readonly<Record<IntName, readonly [number, number]>> = {
   SINT: [-128, 127],
   USINT: [0, 255],
   BYTE: [0, 255],

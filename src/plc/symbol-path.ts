@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import { arrayStrides, findMember } from './memory-layout.ts';
 import type { PlcType, SymbolDef } from './types.ts';
 
-export interface PathSegment {
+interface PathSegment {
   name: string;
   /** Each bracket group, e.g. `a[1,2][3]` -> [[1, 2], [3]]. */
   subscripts: number[][];
@@ -23,7 +23,7 @@ export interface ResolvedPath {
 const segmentPattern = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*((?:\[[^\]]*\]\s*)*)$/;
 
 /** Splits a path into segments; SYMBOL_NOT_FOUND when it is not well formed. */
-export function parsePath(path: string): PathSegment[] {
+function parsePath(path: string): PathSegment[] {
   const segments: PathSegment[] = [];
   for (const part of splitDots(path)) {
     const m = segmentPattern.exec(part);

@@ -24,7 +24,7 @@ const rangePattern = /^\s*(-?\d+)\s*\.\.\s*(-?\d+)\s*$/;
 const identPattern = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /** Maps a primitive name or alias (case-insensitive) to its canonical name. */
-export function primitiveName(text: string): PrimitiveName | undefined {
+function primitiveName(text: string): PrimitiveName | undefined {
   const upper = text.toUpperCase();
   if (Object.hasOwn(primitiveSizes, upper)) return upper as PrimitiveName;
   return primitiveAliases[upper];

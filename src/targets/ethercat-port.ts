@@ -8,9 +8,7 @@ export type {
   EtherCatSlaveReading,
   EtherCatState,
   LinkState,
-  Neighbour,
   PortCounters,
-  PortName,
   PortNeighbours,
 } from '../plc/ethercat/index.ts';
 export { etherCatStates, linkStates, portNames } from '../plc/ethercat/index.ts';

@@ -1,7 +1,7 @@
 // The PlcTarget port: the only way features reach a PLC, real or simulated. Values crossing it are
 // JSON-safe (64-bit integers as decimal strings, DATE/DT as ISO strings, TIME/TOD as milliseconds).
 
-import type { AdsStateName } from '../plc/ads/constants.ts';
+import type { AdsStateName } from '../plc/ads/index.ts';
 import type {
   FileEntry,
   FileReader,
@@ -9,19 +9,19 @@ import type {
   MethodResult,
   PlcValue,
   SymbolNode,
-} from '../plc/types.ts';
+} from '../plc/index.ts';
 import type { EtherCatPort } from './ethercat-port.ts';
 
 // The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
 export type { FileEntry, FileReader, MethodArguments, MethodResult, PlcValue, SymbolNode };
-export { adsStateNames as adsStates } from '../plc/ads/constants.ts';
+export { adsStateNames as adsStates } from '../plc/ads/index.ts';
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = AdsStateName;
 
 export type ConnectionState = 'Connected' | 'Connecting' | 'Disconnected';
 export type TargetMode = 'Real' | 'Simulated';
 
-export interface EnumMember {
+interface EnumMember {
   name: string;
   value: number;
 }
@@ -85,7 +85,7 @@ export interface PlcFiles {
   list(dir: string): Promise<FileEntry[]>;
 }
 
-export type SimulationStateName = 'Stopped' | 'Running' | 'Paused' | 'Faulted';
+type SimulationStateName = 'Stopped' | 'Running' | 'Paused' | 'Faulted';
 
 export interface SimulationState {
   state: SimulationStateName;

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { connect, createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { authHeaders, RawSse } from '../features/notifications/clients.ts';
-import { alarmEvent, writeSlot } from './alarm-cluster.ts';
+import { alarmEvent, writeSlot } from '../features/alarms/cluster/alarm-cluster.ts';
 import { entry } from '../features/alarms/fixture.ts';
 import { freePort } from '../helpers/redis-server.ts';
 

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { Cluster, clusterKey } from '../../src/cluster/cluster.ts';
 import { SharedStreams } from '../../src/cluster/shared-streams.ts';
 import { isAppError } from '../../src/errors.ts';
-import type { StreamIdentity } from '../../src/http/streams/registry.ts';
+import type { StreamIdentity } from '../../src/http/streams/stream-rows.ts';
 import { RedisServer } from '../helpers/redis-server.ts';
 
 const log = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config/load.ts';
 import { developmentSigningKey } from '../../src/config/development-key.ts';
 import { createSimulatedTarget, type SimulatedTarget } from '../../src/targets/simulated/index.ts';
-import { alarmEvent } from '../cluster/alarm-cluster.ts';
+import { alarmEvent } from '../features/alarms/cluster/alarm-cluster.ts';
 import { RawSse } from '../features/notifications/clients.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { bearer, mintToken } from '../helpers/tokens.ts';

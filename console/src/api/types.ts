@@ -13,7 +13,7 @@ export type {
 export type { ReadinessAnswer as HealthReport, HealthStatus } from '../../../src/features/health/service.ts';
 export type { LifecycleChange } from '../../../src/features/lifecycle/service.ts';
 export type { PlcStatus, PlcSummary } from '../../../src/features/plcs/service.ts';
-export type { StreamRow } from '../../../src/http/streams/registry.ts';
+export type { StreamRow } from '../../../src/http/streams/stream-rows.ts';
 export type { VariableValue } from '../../../src/features/variables/service.ts';
 export type {
   ConnectionState,

@@ -5,9 +5,9 @@ import { auditRings, type AuditRing } from '../../audit/store.ts';
 import { AuditRecordSchema } from '../../audit/wire.ts';
 import { principalOf } from '../../guards/install-guards.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 
-export const maxAuditPage = 1000;
+const maxAuditPage = 1000;
 
 export const auditRoutes: FeaturePlugin = (app, { audit }) => {
   app.get(

@@ -6,7 +6,7 @@ import { principalOf } from '../../guards/install-guards.ts';
 import { canAccessPlc, type Principal } from '../../guards/principal.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 
 const Connection = Type.Object({
   id: Type.String(),

@@ -7,10 +7,10 @@ import type { AlarmSource } from './alarm-source.ts';
 import { historyItem, type AlarmService } from './service.ts';
 
 /** PLC -> the last seq a client has seen. */
-export type Cursor = ReadonlyMap<string, number>;
+type Cursor = ReadonlyMap<string, number>;
 
 /** `line1:17,line2:40` -> cursor; undefined when the text is not one. */
-export function parseCursor(text: string): Cursor | undefined {
+function parseCursor(text: string): Cursor | undefined {
   const cursor = new Map<string, number>();
   for (const part of text.split(',')) {
     const m = /^([A-Za-z0-9_-]{1,64}):(\d{1,16})$/.exec(part.trim());
@@ -20,7 +20,7 @@ export function parseCursor(text: string): Cursor | undefined {
   return cursor;
 }
 
-export function formatCursor(cursor: Cursor): string {
+function formatCursor(cursor: Cursor): string {
   return [...cursor].map(([plcId, seq]) => `${plcId}:${seq}`).join(',');
 }
 

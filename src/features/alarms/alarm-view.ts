@@ -3,7 +3,7 @@ import { awaitsAcknowledgement, statusOf, type AlarmReading } from './reading.ts
 import type { Alarm } from './schemas.ts';
 import type { TextCatalog } from './text-catalog.ts';
 
-export const sourceId = 'ads';
+const sourceId = 'ads';
 
 /** `<sourceId>:<scope>`, as failedPeers names a scope. */
 export const peerOf = (plcId: string): string => `${sourceId}:${plcId}`;

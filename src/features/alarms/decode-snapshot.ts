@@ -3,7 +3,7 @@
 // unknown ErrorType or an impossible timestamp stays confined to its slot.
 import type { PlcValue } from '../../targets/target.ts';
 import { severityLabelOf, type AlarmReading, type PlcClock } from './reading.ts';
-import { timeStructMembers } from '../../plc/alarm-entry.ts';
+import { timeStructMembers } from '../../plc/index.ts';
 import { SlotKeys } from './slot-keys.ts';
 import { bindTime, type TimeStruct } from './timestamps.ts';
 import type { AlarmState } from './transitions.ts';
@@ -73,7 +73,7 @@ function timeStruct(s: Struct, slot: number): TimeStruct {
 }
 
 /** The array's first index, from a type name such as `ARRAY [1..100] OF ST_ErrorEntry`. */
-export function lowerBoundOf(typeName: string): number | undefined {
+function lowerBoundOf(typeName: string): number | undefined {
   const m = /^ARRAY\s*\[\s*(-?\d+)\s*\.\./i.exec(typeName);
   return m ? Number(m[1]) : undefined;
 }

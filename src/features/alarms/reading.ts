@@ -1,6 +1,6 @@
 // One alarm slot as the monitor keeps it (a decoded ST_ErrorEntry) and the pure rules over it: status,
 // outstanding, acknowledgeable, and the E_ErrorType severity table.
-import { errorTypeMembers } from '../../plc/alarm-entry.ts';
+import { errorTypeMembers } from '../../plc/index.ts';
 
 export type PlcClock = 'Unspecified' | 'Utc' | 'Local';
 export type AlarmStatus = 'active' | 'passive' | 'cleared';

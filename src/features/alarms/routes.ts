@@ -6,9 +6,10 @@ import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok, okFrame } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
+import { AlarmLeases } from './cluster/alarm-leases.ts';
 import { AlarmListBodies } from './list-body.ts';
 import { AlarmService, alarmServiceKey } from './service.ts';
 import { alarmStreamRoutes } from './stream-routes.ts';
@@ -28,7 +29,7 @@ const cultures = (request: FastifyRequest): string[] =>
   parseAcceptLanguage(request.headers['accept-language']);
 
 export const alarmsRoutes: FeaturePlugin = async (app, context) => {
-  const { config, registry, now, services, cluster } = context;
+  const { config, registry, now, services, cluster, metrics } = context;
   const alarmSettings = config.settings.PlcAlarms;
   const catalogFile = alarmSettings.TextCatalog;
   const catalog =
@@ -37,7 +38,14 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
       : await loadTextCatalog(catalogFile, (key) =>
           app.log.warn({ key, catalog: catalogFile }, 'alarm key has no text in PlcAlarms.TextCatalog'),
         );
-  const sources = cluster?.alarmLeases.sources({ log: app.log, now });
+  // Cluster mode: one lease holder per PLC watches its alarms; the journals live in Redis streams.
+  const leases = cluster && new AlarmLeases(cluster.cluster, metrics, app.log);
+  if (leases) {
+    cluster?.reportLeases(() => leases.holders());
+    // Added before the service's hook so it runs after it: onClose hooks run in reverse order.
+    app.addHook('onClose', () => leases.stop());
+  }
+  const sources = leases?.sources({ log: app.log, now });
   const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog, sources });
   services.provide(alarmServiceKey, service);
   if (config.features.Alarms) {

@@ -51,15 +51,13 @@ export const AlarmList = Type.Object({
 });
 export type AlarmList = Static<typeof AlarmList>;
 
-export const TransitionKind = Type.Union([
+const TransitionKind = Type.Union([
   Type.Literal('raised'),
   Type.Literal('acknowledged'),
   Type.Literal('cleared'),
   Type.Literal('reoccurred'),
   Type.Literal('ended'),
 ]);
-
-export const AlarmTransitionFrame = Type.Object({ kind: TransitionKind, alarm: Type.Ref(Alarm) });
 
 export const AcknowledgeResult = Type.Object({ acknowledged: Type.Boolean() });
 

@@ -2,7 +2,7 @@
 // by RPC, the journal, and the alarm health check. Never imports fastify.
 import type { AlarmTargetConfig, Settings } from '../../config/schema.ts';
 import { AppError, isAppError } from '../../errors.ts';
-import { ServiceKey } from '../../http/service-directory.ts';
+import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import type { MethodResult, PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
 import type { AlarmSource, AlarmSourceFactory } from './alarm-source.ts';
@@ -21,7 +21,7 @@ export interface HistoryItem {
   user?: string;
 }
 
-export type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
+type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
 
 export interface AlarmHealth {
   status: HealthStatus;

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import { ErrorEnvelope } from '../../http/envelope.ts';
-import type { FeatureApp, FeatureContext } from '../../http/feature-context.ts';
+import type { FeatureApp, FeatureContext } from '../../feature-kit/feature-context.ts';
 import type { PlcScope } from '../../guards/route-options.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';

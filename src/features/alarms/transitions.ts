@@ -2,8 +2,7 @@
 // reoccurred, ended. Pure: the monitor owns the snapshots.
 import { isOutstanding, timestampAdvanced, type AlarmReading } from './reading.ts';
 
-export const transitionKinds = ['raised', 'acknowledged', 'cleared', 'reoccurred', 'ended'] as const;
-export type TransitionKind = (typeof transitionKinds)[number];
+export type TransitionKind = 'raised' | 'acknowledged' | 'cleared' | 'reoccurred' | 'ended';
 
 export interface Transition {
   readonly kind: TransitionKind;

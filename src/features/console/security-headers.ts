@@ -3,13 +3,13 @@
 import type { Settings } from '../../config/schema.ts';
 
 /** The OIDC issuer's origin when the console signs in through it, else undefined. */
-export function issuerOrigin(settings: Readonly<Settings>): string | undefined {
+function issuerOrigin(settings: Readonly<Settings>): string | undefined {
   const authority = settings.Auth.Authority;
   if (authority === undefined || settings.Console.ClientId === undefined) return undefined;
   return new URL(authority).origin;
 }
 
-export function contentSecurityPolicy(settings: Readonly<Settings>): string {
+function contentSecurityPolicy(settings: Readonly<Settings>): string {
   const issuer = issuerOrigin(settings);
   const withIssuer = (base: string): string => (issuer ? `${base} ${issuer}` : base);
   return [

@@ -1,16 +1,7 @@
-// EtherCAT diagnostics shared by its routes, the readiness check and the notification streams.
-import type { Config } from '../../config/schema.ts';
-import type { TargetRegistry } from '../../targets/registry.ts';
-import { EtherCatMonitor } from './monitor.ts';
-import { EtherCatService } from './service.ts';
-
-export interface EtherCatDiagnostics {
-  readonly service: EtherCatService;
-  /** Polls only once started (the routes start it when the flag is on). */
-  readonly monitor: EtherCatMonitor;
-}
-
-export function createEtherCatDiagnostics(config: Config, registry: TargetRegistry): EtherCatDiagnostics {
-  const service = new EtherCatService(config);
-  return { service, monitor: new EtherCatMonitor(registry, config, service) };
-}
+// The EtherCAT diagnostics feature: masters and slaves, the bus monitor, its readiness check and stream. Its public face: what the app and other features import.
+export { etherCatRoutes } from './routes.ts';
+export { createEtherCatDiagnostics, etherCatDiagnosticsKey } from './diagnostics.ts';
+export { busStatus, crcTotal, needsAttention } from './bus-health.ts';
+export { masterView, slaveView } from './service.ts';
+export { etherCatSettings } from './settings.ts';
+export { checkEtherCatStream, streamEtherCat } from './stream.ts';

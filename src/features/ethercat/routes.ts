@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import { targetOf } from '../../guards/install-guards.ts';
 import { auditParam } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
+import { etherCatDiagnosticsKey } from './diagnostics.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import {
   LocatedSlaveSchema,
@@ -19,8 +20,8 @@ import {
 const read = { feature: 'EtherCatDiagnostics', policy: 'ReadAccess', plcScoped: true } as const;
 const tags = ['EtherCAT'];
 
-export const etherCatRoutes: FeaturePlugin = (app, { config, etherCat }) => {
-  const { service, monitor } = etherCat;
+export const etherCatRoutes: FeaturePlugin = (app, { config, services }) => {
+  const { service, monitor } = services.get(etherCatDiagnosticsKey);
   if (config.features.EtherCatDiagnostics) {
     app.addHook('onReady', () => monitor.start());
     app.addHook('onClose', () => monitor.close());

@@ -53,7 +53,7 @@ const Neighbour = Type.Union([Type.Integer(), Type.Literal('master'), Type.Null(
 
 const Ports = Type.Object({ A: Neighbour, B: Neighbour, C: Neighbour, D: Neighbour });
 
-export const WiredSlaveSchema = Type.Object({ ...slaveFields, ports: Ports });
+const WiredSlaveSchema = Type.Object({ ...slaveFields, ports: Ports });
 
 export const TopologySchema = Type.Object({
   deviceId: Type.Integer(),

@@ -2,7 +2,7 @@
 // refused before a byte is read, and a body growing past it is cut off as soon as it does.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.ts';
-import type { FeatureApp } from '../../http/feature-context.ts';
+import type { FeatureApp } from '../../feature-kit/feature-context.ts';
 import { tooLarge } from './service.ts';
 
 export function acceptRawUploads(app: FeatureApp, maxBytes: number): void {

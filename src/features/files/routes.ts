@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import { targetOf } from '../../guards/install-guards.ts';
 import { noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { contentDisposition, downloadForm, downloadStream, DownloadSlots } from './download.ts';
 import { acceptRawUploads } from './raw-body.ts';

@@ -3,7 +3,8 @@
 // /health/ready keeps the checks' data (PLC ids, replicas, lease holders) to admins unless Health.Detailed is on;
 // a ReadAccess token sees its own PLCs' per-PLC data.
 import { Type } from '@sinclair/typebox';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
+import { etherCatDiagnosticsKey } from '../ethercat/index.ts';
 import { httpStatusOf, presentReadiness, readiness, readinessView } from './service.ts';
 
 const Status = Type.Union([Type.Literal('Healthy'), Type.Literal('Degraded'), Type.Literal('Unhealthy')]);
@@ -25,7 +26,8 @@ const HealthReport = Type.Object({
   ),
 });
 
-export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, etherCat }) => {
+export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, services }) => {
+  const etherCat = services.get(etherCatDiagnosticsKey);
   // The EtherCAT check joins readiness only where EtherCAT diagnostics are on.
   const etherCatCheck = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
   app.get(

@@ -5,7 +5,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../guards/principal.ts';
-import { parseAcceptLanguage } from '../alarms/text-catalog.ts';
+import { parseAcceptLanguage } from '../alarms/index.ts';
 import type { Caller } from './tool-kit.ts';
 
 export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;

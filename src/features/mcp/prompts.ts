@@ -9,11 +9,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { renderError } from '../../http/error-handler.ts';
-import type { FeatureContext } from '../../http/feature-context.ts';
+import type { FeatureContext } from '../../feature-kit/feature-context.ts';
 import type { RouteKey } from '../../http/route-catalog.ts';
 import type { PlcTarget } from '../../targets/target.ts';
-import { deviceState } from '../device/service.ts';
-import { plcStatus } from '../plcs/service.ts';
+import { deviceState } from '../device/index.ts';
+import { plcStatus } from '../plcs/index.ts';
 import { callerOf } from './caller.ts';
 import { routeEnabled, type Guarded } from './guarded.ts';
 import { resourceError } from './resources.ts';

@@ -16,11 +16,11 @@ import {
 } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { renderError } from '../../http/error-handler.ts';
-import type { FeatureContext } from '../../http/feature-context.ts';
+import type { FeatureContext } from '../../feature-kit/feature-context.ts';
 import type { RouteKey } from '../../http/route-catalog.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import type { PlcTarget } from '../../targets/target.ts';
-import { listPlcs, plcStatus } from '../plcs/service.ts';
+import { listPlcs, plcStatus } from '../plcs/index.ts';
 import { callerOf, type HandlerExtra } from './caller.ts';
 import { routeEnabled, type Guarded } from './guarded.ts';
 import { decodeUriPart, decodeVariables, parseResourceUri } from './resource-uris.ts';

@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createAdmission } from '../../guards/admission.ts';
 import { principalOf } from '../../guards/install-guards.ts';
 import type { RateLimits } from '../../guards/rate-limit/rate-limits.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { tokenEndEvents } from '../../http/streams/sse-stream.ts';
 import { attachPrincipal } from './caller.ts';
 import { createGuarded } from './guarded.ts';
@@ -20,7 +20,7 @@ import { createSessionServer, type SessionPart } from './session-server.ts';
 import { SessionTable, type SessionHandle } from './sessions.ts';
 import { ToolRunner } from './tool-kit.ts';
 import { ToolSlots } from './tool-slots.ts';
-import { allTools } from './tools/index.ts';
+import { allTools } from './tools/all-tools.ts';
 
 interface Session extends SessionHandle {
   readonly transport: StreamableHTTPServerTransport;

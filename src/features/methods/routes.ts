@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { targetOf } from '../../guards/install-guards.ts';
 import { auditParam } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { MethodInvoker } from './service.ts';
 

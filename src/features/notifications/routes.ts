@@ -3,18 +3,18 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../errors.ts';
 import { targetOf } from '../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
-import { checkEtherCatStream, streamEtherCat } from '../ethercat/stream.ts';
+import { checkEtherCatStream, etherCatDiagnosticsKey, streamEtherCat } from '../ethercat/index.ts';
 import { NotificationService } from './service.ts';
 import { symbolKey } from './session.ts';
 
 const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
 
 /** Stream event name -> hub method the client registers with `connection.on(...)`. */
-export const hubMethods = {
+const hubMethods = {
   // SubscriptionConfirmed(string[]): the symbols themselves, not the SSE event's object.
   subscribed: {
     method: 'SubscriptionConfirmed',
@@ -41,8 +41,9 @@ function symbolList(args: readonly unknown[]): string[] {
 
 export const notificationsRoutes: FeaturePlugin = (
   app,
-  { config: appConfig, streams, limits, now, etherCat },
+  { config: appConfig, streams, limits, now, services },
 ) => {
+  const etherCat = services.get(etherCatDiagnosticsKey);
   const { settings } = appConfig;
   const maxSymbols = settings.Notifications.MaxSymbolsPerClient;
   const service = new NotificationService({

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import { canAccessPlc } from '../../guards/principal.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { ConnectionState, PlcIdParams, TargetMode } from '../../http/schemas.ts';
 import { adsStates, type AdsState } from '../../targets/target.ts';
 import { listPlcs, plcStatus } from './service.ts';

@@ -16,7 +16,7 @@ export interface PlcStatus extends PlcSummary {
   lastError?: { code: string; message: string; since: string };
 }
 
-export function summarize(target: PlcTarget): PlcSummary {
+function summarize(target: PlcTarget): PlcSummary {
   const state = target.connectionState();
   return {
     plcId: target.id,

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { targetOf } from '../../guards/install-guards.ts';
 import { noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeatureContext, FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeatureContext, FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import type { SimulationState as State } from '../../targets/target.ts';
 import { command, step, type SimulationCommand } from './service.ts';

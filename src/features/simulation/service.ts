@@ -3,7 +3,7 @@ import { AppError } from '../../errors.ts';
 import type { PlcTarget, SimulationControl, SimulationState } from '../../targets/target.ts';
 
 /** The target's simulation; SCENARIO_NOT_CONFIGURED when it is not simulated or has no Scenario. */
-export function simulationOf(target: PlcTarget): SimulationControl {
+function simulationOf(target: PlcTarget): SimulationControl {
   if (target.mode !== 'Simulated') {
     throw new AppError(
       'SCENARIO_NOT_CONFIGURED',

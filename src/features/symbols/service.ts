@@ -2,7 +2,7 @@
 // index that is rebuilt when the connection changes and revalidated in the background once it is old.
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../guards/rate-limit/limiter.ts';
-import { ServiceKey } from '../../http/service-directory.ts';
+import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import type { PlcTarget, SymbolNode } from '../../targets/target.ts';
 import {
   buildSymbolIndex,
@@ -34,7 +34,7 @@ interface CacheEntry {
   refreshing: boolean;
 }
 
-export const defaultSymbolMaxAgeMs = 60_000;
+const defaultSymbolMaxAgeMs = 60_000;
 
 /** The app's one SymbolBrowser (its index is the cache of every PLC's tree), as the symbol routes publish it. */
 export const symbolBrowserKey = new ServiceKey<SymbolBrowser>('symbols');

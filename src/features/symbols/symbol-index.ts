@@ -69,7 +69,7 @@ export function buildSymbolIndex(roots: SymbolNode[]): SymbolIndex {
 }
 
 /** The lookup key of a path: case-insensitive, whitespace ignored (`aAxes[ 3 ]` is `aAxes[3]`). */
-export function pathKey(path: string): string {
+function pathKey(path: string): string {
   return path.replace(/\s+/g, '').toUpperCase();
 }
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { targetOf } from '../../guards/install-guards.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { ErrorBody, envelopeResponses, ok } from '../../http/envelope.ts';
-import type { FeaturePlugin } from '../../http/feature-context.ts';
+import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { maxBatchPaths, readVariable, readVariables, writeVariable, writeVariables } from './service.ts';
 

@@ -2,7 +2,7 @@
 // routes only (browsers cannot set headers there).
 // Exactly one credential per request: a proxy and the gateway must never disagree about who is calling.
 import { AppError } from '../../errors.ts';
-import { countHeader } from '../../http/protocol-rules.ts';
+import { countHeader } from '../raw-headers.ts';
 
 export interface TokenCarrier {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;

@@ -4,19 +4,17 @@ import { createFixedWindowLimiter } from './fixed-window.ts';
 import { refuseUnlessAllowed, type AnyLimiter, type Clock } from './limiter.ts';
 import { createSlidingWindowLimiter } from './sliding-window.ts';
 
-export const routeLimitNames = [
-  'SymbolBrowsing',
-  'AlarmReads',
-  'RpcInvocations',
-  'NotificationConnections',
-  'Lifecycle',
-  'FileTransfers',
-] as const;
 /** A named route limit a route can declare with `config: { limit: '<name>' }`. */
-export type RouteLimitName = (typeof routeLimitNames)[number];
+export type RouteLimitName =
+  | 'SymbolBrowsing'
+  | 'AlarmReads'
+  | 'RpcInvocations'
+  | 'NotificationConnections'
+  | 'Lifecycle'
+  | 'FileTransfers';
 
 /** Whose budget a request spends: the user's, the user's for one PLC, or the PLC's (shared by all users). */
-export type Partition = 'user' | 'user+plc' | 'plc';
+type Partition = 'user' | 'user+plc' | 'plc';
 
 export interface LimitSubject {
   /** The JWT `sub`, or a client address for anonymous routes. */
@@ -59,7 +57,7 @@ function spend(limiter: AnyLimiter, key: string, what: string): void | Promise<v
   refuseUnlessAllowed(decision, what);
 }
 
-export function partitionKey(partition: Partition, subject: LimitSubject): string {
+function partitionKey(partition: Partition, subject: LimitSubject): string {
   const plc = subject.plcId ?? '';
   // JSON keeps the parts apart whatever characters a sub or plcId contains.
   if (partition === 'user') return JSON.stringify([subject.user]);

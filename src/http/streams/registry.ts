@@ -6,26 +6,7 @@ import { AppError } from '../../errors.ts';
 import type { TokenLifetime } from '../../guards/principal.ts';
 import type { StreamLedger } from './stream-ledger.ts';
 import type { TokenDeadlines, TokenWatch } from './token-deadlines.ts';
-
-export interface StreamIdentity {
-  /** What the stream is, e.g. `notifications.sse`; the label of its metrics. */
-  readonly kind: string;
-  readonly plcId: string | null;
-  /** The JWT `sub`. */
-  readonly user: string;
-  /** The client's address. */
-  readonly remote: string;
-}
-
-export interface StreamRow extends StreamIdentity {
-  readonly id: string;
-  readonly openedAt: string;
-  readonly symbols: string[];
-  readonly sent: number;
-  readonly dropped: number;
-  /** The replica serving the stream (cluster mode only). */
-  readonly replica?: string;
-}
+import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from './stream-rows.ts';
 
 /**
  * Why a stream is ended from the server side; writers tell the client (SignalR Close carries it). `expired`: the
@@ -48,11 +29,6 @@ export interface StreamEntry {
   renew(token: TokenLifetime): void;
   /** When the stream ends with its token (token clock, ms); undefined for a stream opened without one. */
   readonly endsAt: number | undefined;
-}
-
-export interface ConnectionLimitSettings {
-  readonly MaxPerUser: number;
-  readonly MaxTotal: number;
 }
 
 interface Open {

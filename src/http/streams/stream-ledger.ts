@@ -1,6 +1,6 @@
 // The port through which replicas count and list each other's streams (cluster mode). The registry keeps its own
 // streams; a ledger adds everyone else's, enforces ConnectionLimits over all of them and ends remote streams.
-import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from './registry.ts';
+import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from './stream-rows.ts';
 
 /** What the registry lets its ledger see and do. */
 export interface LocalStreams {

@@ -26,8 +26,6 @@ export const AdsCommand = {
   ReadWrite: 9,
 } as const;
 
-export type AdsCommandId = (typeof AdsCommand)[keyof typeof AdsCommand];
-
 export const StateFlags = {
   Response: 0x0001,
   AdsCommand: 0x0004,
@@ -125,7 +123,7 @@ export const TransmissionMode = {
 } as const;
 
 /** FILETIME ticks (100 ns) between 1601-01-01 and 1970-01-01. */
-export const FILETIME_EPOCH_OFFSET = 116444736000000000n;
+const FILETIME_EPOCH_OFFSET = 116444736000000000n;
 
 /** FILETIME (UTC, 100 ns since 1601) of a JavaScript epoch time in milliseconds. */
 export function toFileTime(epochMs: number): bigint {

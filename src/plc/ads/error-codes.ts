@@ -40,8 +40,6 @@ export const AdsErrorCode = {
   Timeout: 1861,
 } as const;
 
-export type AdsErrorCodeValue = (typeof AdsErrorCode)[keyof typeof AdsErrorCode];
-
 const texts: Readonly<Record<number, string>> = {
   0: 'No error',
   1: 'Internal error',

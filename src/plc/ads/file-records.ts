@@ -10,8 +10,8 @@ import { AdsError, AdsErrorCode } from './error-codes.ts';
 export const FIND_RECORD_LENGTH = 324;
 const NAME_OFFSET = 48;
 const NAME_LENGTH = 260;
-export const FILE_ATTRIBUTE_DIRECTORY = 0x10;
-export const FILE_ATTRIBUTE_NORMAL = 0x80;
+const FILE_ATTRIBUTE_DIRECTORY = 0x10;
+const FILE_ATTRIBUTE_NORMAL = 0x80;
 
 /**
  * FOPEN mode bits (index offset, low word) from bit 0: Read 0x1, Write 0x2, Append 0x4, Plus 0x8, Binary 0x10,
@@ -20,7 +20,7 @@ export const FILE_ATTRIBUTE_NORMAL = 0x80;
 export const FileOpenMode = bitFlags(['Read', 'Write', 'Append', 'Plus', 'Binary', 'Text', 'EnsureDir']);
 
 /** The standard directory relative paths are taken from (index offset high word): TwinCAT's BootData. */
-export const BootDataDirectory = 3;
+const BootDataDirectory = 3;
 
 /** Index offset of FOPEN/FFILEFIND/FDELETE/FRENAME: mode flags plus the standard directory. */
 export function fileOffset(mode: number): number {

@@ -44,13 +44,13 @@ const portBit: Record<PortName, number> = {
 };
 
 /** ST_EcSlaveState.linkState: lost is EC_LINK_STATE_NOT_PRESENT, missing EC_LINK_STATE_MISSING_LINK (+ port). */
-export function linkCode(link: LinkState, port?: PortName): number {
+function linkCode(link: LinkState, port?: PortName): number {
   if (link === 'ok') return 0;
   const at = port ? portBit[port] : 0;
   return link === 'lost' ? LinkBits.notPresent | at : LinkBits.missingLink | at;
 }
 
-export function linkOf(code: number): LinkState {
+function linkOf(code: number): LinkState {
   if ((code & (LinkBits.notPresent | LinkBits.withoutCommunication)) !== 0) return 'lost';
   if ((code & LinkBits.missingLink) !== 0) return 'missing';
   return 'ok';
@@ -94,7 +94,7 @@ export function decodeCrcCounters(data: Buffer): PortCounters {
 }
 
 /** ST_EcSlaveIdentity: u32 vendor id, product code, revision number, serial number. */
-export const IDENTITY_SIZE = 16;
+const IDENTITY_SIZE = 16;
 
 function writeIdentity(id: SlaveIdentity, out: Buffer, at: number): void {
   out.writeUInt32LE(id.vendorId >>> 0, at);

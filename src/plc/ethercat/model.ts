@@ -14,7 +14,7 @@ export type PortName = (typeof portNames)[number];
 export type PortCounters = Record<PortName, number>;
 
 /** What a port is connected to: a slave's address, the master, or nothing (open). */
-export type Neighbour = number | 'master' | null;
+type Neighbour = number | 'master' | null;
 export type PortNeighbours = Record<PortName, Neighbour>;
 
 export interface SlaveIdentity {

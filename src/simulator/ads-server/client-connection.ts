@@ -5,7 +5,7 @@
 import type { Socket } from 'node:net';
 import type { Dispatcher } from './dispatcher.ts';
 import { FileHandleTable } from './file-service.ts';
-import { AdsCommand, AmsTcpCommand, REQUEST_FLAGS } from '../../plc/ads/constants.ts';
+import { AdsCommand, AmsTcpCommand, REQUEST_FLAGS } from '../../plc/ads/index.ts';
 import {
   decodeAmsPacket,
   encodeAmsPacket,

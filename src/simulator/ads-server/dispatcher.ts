@@ -9,8 +9,7 @@ import {
   type AdsRequest,
   type AdsResponse,
 } from './protocol/commands.ts';
-import { AdsCommand, RESPONSE_FLAGS, StateFlags } from '../../plc/ads/constants.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsCommand, RESPONSE_FLAGS, StateFlags, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import { encodeAmsPacket, type AmsPacket } from './protocol/frame.ts';
 import type { RequestContext } from './client-session.ts';
 

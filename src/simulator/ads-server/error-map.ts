@@ -1,8 +1,7 @@
 // Maps what a service throws (AdsError, the engine's AppError, anything else) to the ADS result code.
 
 import { isAppError } from '../../errors.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
-import { adsCodeForError } from '../../plc/ads/error-map.ts';
+import { AdsError, AdsErrorCode, adsCodeForError } from '../../plc/ads/index.ts';
 
 /** The ADS result code for a failure; unexpected errors become "general device error" (1792). */
 export function adsCodeOf(err: unknown): number {

@@ -1,8 +1,7 @@
 // One simulated EtherCAT master on its own AMS NetId, port 0xFFFF: the index groups of TwinCAT's "EtherCAT:
 // ADS Interface" that Tc2_EtherCAT's function blocks read and write (constants in plc/ethercat), and the
 // datagram channel Beckhoff's ADS library sends slave register commands through.
-import { AdsCommand, AdsState } from '../../plc/ads/constants.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsCommand, AdsState, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import {
   CONFIG_DATA_SIZE,
   decodeDatagram,

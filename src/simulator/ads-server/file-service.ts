@@ -1,16 +1,17 @@
 // File services of the system service port (FOPEN, FCLOSE, FREAD, FWRITE, FDELETE, FRENAME, FFILEFIND) over
 // the engine's file store. Open files are buffered per client and stored on close.
 
-import type { FileStore } from '../engine/file-store.ts';
+import type { FileStore } from '../engine/index.ts';
 import { isAppError } from '../../errors.ts';
-import { IndexGroup } from '../../plc/ads/constants.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import {
+  IndexGroup,
+  AdsError,
+  AdsErrorCode,
   decodeFileName,
   decodeFileNamePair,
   encodeFindRecord,
   FileOpenMode,
-} from '../../plc/ads/file-records.ts';
+} from '../../plc/ads/index.ts';
 
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -57,7 +58,7 @@ export class FileHandleTable {
  * TwinCAT clients send Windows paths (`C:\TwinCAT\Boot\x.csv`); the store has relative `/` paths, so
  * the drive and leading separators are dropped and backslashes become slashes.
  */
-export function toStorePath(name: string): string {
+function toStorePath(name: string): string {
   return name
     .replace(/\\/g, '/')
     .replace(/^[A-Za-z]:/, '')

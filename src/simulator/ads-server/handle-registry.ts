@@ -4,7 +4,7 @@
 // change releases every handle.
 
 import type { HandleTarget } from './symbol-service.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import { formatAmsAddress, type AmsAddress } from './protocol/net-id.ts';
 
 /** The handles of one AMS address. */

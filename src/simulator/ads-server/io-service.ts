@@ -1,8 +1,7 @@
 // The I/O server (AMS port 300): the device list `adstool ecat list-masters` reads, one entry per simulated
 // EtherCAT master (count, ids, then name, type and AMS NetId per device), as Beckhoff's ADS library
 // (AdsLib/ECatAccess.cpp) reads it. A system without EtherCAT lists no device.
-import { AdsCommand, AdsState } from '../../plc/ads/constants.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsCommand, AdsState, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import { EtherCatDeviceType, IoServer, masterNetId } from '../../plc/ethercat/index.ts';
 import type { EtherCatSystem, SimMaster } from '../ethercat/system.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';

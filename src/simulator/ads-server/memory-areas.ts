@@ -1,9 +1,8 @@
 // Raw access to the PLC's memory areas by index group (see protocol/area-groups.ts). Bit groups take a
 // bit address (byte * 8 + bit) as offset and carry one byte (0 or 1) per bit, as ADS transfers a BOOL.
 
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
-import type { SimulatedPlc } from '../engine/plc.ts';
-import type { AreaName, MemoryArea } from '../engine/located-areas.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
+import type { SimulatedPlc, AreaName, MemoryArea } from '../engine/index.ts';
 import { bitGroups, byteGroups } from './protocol/area-groups.ts';
 
 export class MemoryAreas {

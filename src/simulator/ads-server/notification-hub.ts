@@ -2,15 +2,13 @@
 // max-delay batching, per-client limits and back-off for slow readers; frames go out from the
 // address the client registered them on.
 
-import type { SimulatedPlc } from '../engine/plc.ts';
-import type { Watch } from '../engine/watch.ts';
+import type { SimulatedPlc, Watch } from '../engine/index.ts';
 import {
   encodeDeviceNotification,
   type NotificationRequest,
   type NotificationStamp,
 } from './protocol/commands.ts';
-import { toFileTime, TransmissionMode } from '../../plc/ads/constants.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { toFileTime, TransmissionMode, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import { formatAmsAddress, type AmsAddress } from './protocol/net-id.ts';
 import type { ClientSession, RequestContext } from './client-session.ts';
 

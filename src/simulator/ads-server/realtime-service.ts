@@ -4,9 +4,8 @@
 // RTimeCpuLatency, 12 bytes; index group ADSSRVID_READDEVICEINFO = 1, offsets RTIME_CPU_SETTINGS 0xd,
 // RTIME_READ_LATENCY 0x2, RTIME_RESET_LATENCY 0xb with the CPU id written as a u32).
 
-import { AdsCommand, AdsState, RealtimeOffset } from '../../plc/ads/constants.ts';
+import { AdsCommand, AdsState, RealtimeOffset, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import type { AdsRequest, AdsResponse } from './protocol/commands.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { invalidNotificationHandle } from './notification-hub.ts';
 
 const CPU_SETTINGS_LENGTH = 32;
@@ -14,7 +13,7 @@ const LATENCY_LENGTH = 12;
 /** Index group of the real-time service's queries (ADSSRVID_READDEVICEINFO in Beckhoff's library). */
 const REALTIME_GROUP = 1;
 /** Shared-cores value that gives every core back to the operating system (AdsLib RTimeAccess.cpp). */
-export const ALL_CORES_SHARED = 0xffffffff;
+const ALL_CORES_SHARED = 0xffffffff;
 
 /** The figures a quiet 4-core x64 system reports: one real-time core, a few microseconds of latency. */
 export interface RealtimeSettings {

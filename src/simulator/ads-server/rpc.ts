@@ -1,9 +1,9 @@
 // RPC over ADS: raw input bytes -> the engine's method implementation -> return value + outputs as bytes.
 
-import { decode, encode } from '../../plc/codec.ts';
-import type { SimulatedPlc } from '../engine/plc.ts';
-import type { PlcValue } from '../../plc/types.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { decode, encode } from '../../plc/index.ts';
+import type { SimulatedPlc } from '../engine/index.ts';
+import type { PlcValue } from '../../plc/index.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import type { HandleTarget } from './symbol-service.ts';
 
 type MethodTarget = Extract<HandleTarget, { kind: 'method' }>;

@@ -1,14 +1,19 @@
 // The PLC runtime port (851): device info and state, memory, symbols and types, handles, RPC,
 // sum commands and notifications, all over the engine's SimulatedPlc.
 
-import { adsStateNames } from '../../plc/ads/constants.ts';
-import type { SimulatedPlc } from '../engine/plc.ts';
+import {
+  adsStateNames,
+  AdsCommand,
+  AdsState,
+  IndexGroup,
+  AdsError,
+  AdsErrorCode,
+} from '../../plc/ads/index.ts';
+import type { SimulatedPlc } from '../engine/index.ts';
 import { MemoryAreas } from './memory-areas.ts';
 import { invokeRpc } from './rpc.ts';
 import type { NotificationHub, NotificationTarget } from './notification-hub.ts';
-import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
 import { deviceInfoResponse, type AdsRequest, type AdsResponse } from './protocol/commands.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import { encodeHandleInfo, encodeUploadInfo } from './protocol/symbol-catalog.ts';
 import type { HandleRegistry, HandleTable } from './handle-registry.ts';
 import type { HandleTarget } from './symbol-service.ts';

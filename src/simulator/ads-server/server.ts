@@ -3,15 +3,14 @@
 
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { adsStateNames } from '../../plc/ads/constants.ts';
-import type { SimulatedPlc } from '../engine/plc.ts';
+import { adsStateNames, ADS_UDP_PORT, AdsPort } from '../../plc/ads/index.ts';
+import type { SimulatedPlc } from '../engine/index.ts';
 import { AdsConnection } from './client-connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { EtherCatRouting } from './ethercat-routing.ts';
 import { FileService } from './file-service.ts';
 import { HandleRegistry } from './handle-registry.ts';
 import { NotificationHub, type NotificationCounters } from './notification-hub.ts';
-import { ADS_UDP_PORT, AdsPort } from '../../plc/ads/constants.ts';
 import { formatAmsAddress, formatNetId, parseNetId, type AmsAddress } from './protocol/net-id.ts';
 import { quietRealtimeSettings, RealtimeService, type RealtimeSettings } from './realtime-service.ts';
 import { RuntimeService } from './runtime-service.ts';
@@ -53,7 +52,7 @@ export interface AdsServerOptions {
  * A client connected or closed, or stalled: it stopped reading, so the server stopped answering (and
  * reading) it until it takes the answers it has been sent.
  */
-export interface ClientEvent {
+interface ClientEvent {
   kind: 'connected' | 'closed' | 'stalled';
   /** The client's id, as in stats(). */
   id: number;
@@ -78,7 +77,7 @@ export interface AdsServerAddress {
   adsPort: number;
 }
 
-export interface AdsClientStats {
+interface AdsClientStats {
   id: number;
   remote: string;
   amsAddress: string | undefined;
@@ -89,7 +88,7 @@ export interface AdsClientStats {
   notifications: NotificationCounters;
 }
 
-export interface AdsServerStats {
+interface AdsServerStats {
   connections: number;
   notifications: number;
   clients: AdsClientStats[];

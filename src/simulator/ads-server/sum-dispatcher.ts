@@ -2,8 +2,7 @@
 // failing sub-command reports its own error code and does not fail the others.
 
 import { adsCodeOf } from './error-map.ts';
-import { IndexGroup } from '../../plc/ads/constants.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { IndexGroup, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import {
   decodeSumRead,
   decodeSumReadWrite,

@@ -1,16 +1,13 @@
 // Symbol and type services of the PLC runtime port: uploads, info by name, path resolution, handles by name.
 
-import type { Program } from '../engine/program.ts';
-import type { SimulatedPlc } from '../engine/plc.ts';
-import type { ResolvedPath } from '../../plc/symbol-path.ts';
-import type { MethodDef, StructType } from '../../plc/types.ts';
+import type { Program, SimulatedPlc } from '../engine/index.ts';
+import type { ResolvedPath, MethodDef, StructType } from '../../plc/index.ts';
 import { typeKey } from './protocol/ads-types.ts';
 import { locate } from './protocol/area-groups.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import { buildSymbolCatalog, type SymbolCatalog } from './protocol/symbol-catalog.ts';
 import { encodeDataTypeEntry, encodeSymbolEntry } from './protocol/type-entries.ts';
-import { primitiveType, stringType } from '../../plc/memory-layout.ts';
-import { parseTypeName, type TypeExpr } from '../../plc/type-names.ts';
+import { primitiveType, stringType, parseTypeName, type TypeExpr } from '../../plc/index.ts';
 
 /** What a handle by name points at: a variable (any sub-path) or an RPC method of an instance. */
 export type HandleTarget =

@@ -1,12 +1,11 @@
 // The TwinCAT system service (port 10000): device info, system state (plain and extended),
 // start/restart/config through WriteControl, the shared-cores setting and the file services.
 
-import type { SimulatedPlc } from '../engine/plc.ts';
+import type { SimulatedPlc } from '../engine/index.ts';
 import type { FileService } from './file-service.ts';
 import type { RealtimeService } from './realtime-service.ts';
-import { AdsCommand, AdsState, IndexGroup } from '../../plc/ads/constants.ts';
+import { AdsCommand, AdsState, IndexGroup, AdsError, AdsErrorCode } from '../../plc/ads/index.ts';
 import { deviceInfoResponse, type AdsRequest, type AdsResponse } from './protocol/commands.ts';
-import { AdsError, AdsErrorCode } from '../../plc/ads/error-codes.ts';
 import type { RequestContext } from './client-session.ts';
 import { invalidNotificationHandle } from './notification-hub.ts';
 

@@ -3,8 +3,7 @@
 // `adstool addroute` add (optionally checking their password), so the simulated PLC is found like a real one.
 
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
-import { AdsPort, UdpService, UdpTag } from '../../plc/ads/constants.ts';
-import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsPort, UdpService, UdpTag, AdsErrorCode } from '../../plc/ads/index.ts';
 import { formatNetId, type AmsAddress } from './protocol/net-id.ts';
 import {
   decodeUdpRequest,

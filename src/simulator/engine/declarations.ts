@@ -1,7 +1,7 @@
 // Declarations written in settings and scenario files, checked and declared on a ProgramBuilder: a
 // variable (`{ type, value, location, comment }`, or a bare string for a STRING) and a struct or enum.
 import { isAppError } from '../../errors.ts';
-import { defaultStringLength } from '../../plc/type-names.ts';
+import { defaultStringLength } from '../../plc/index.ts';
 import type { ProgramBuilder } from './program.ts';
 
 export interface TypeDeclaration {

@@ -1,7 +1,7 @@
 // The simulated PLC's file store: the interface every store implements, and an in-memory store with quotas.
 import { AppError } from '../../errors.ts';
-import { fileNotFound, splitFilePath } from '../../plc/file-path.ts';
-import type { FileEntry, FileReader } from '../../plc/types.ts';
+import { fileNotFound, splitFilePath } from '../../plc/index.ts';
+import type { FileEntry, FileReader } from '../../plc/index.ts';
 
 /** File services of a simulated PLC; paths are relative, `/`-separated. */
 export interface FileStore {

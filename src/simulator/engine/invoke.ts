@@ -1,8 +1,7 @@
 // Method calls on function block instances: parameters checked and encoded with the codec, results normalised.
 import { AppError } from '../../errors.ts';
-import { decode, encode } from '../../plc/codec.ts';
-import { findMethod, orderedInputs, returnMemberOf } from '../../plc/methods.ts';
-import type { MethodArguments, MethodDef, MethodResult, PlcType, PlcValue } from '../../plc/types.ts';
+import { decode, encode, findMethod, orderedInputs, returnMemberOf } from '../../plc/index.ts';
+import type { MethodArguments, MethodDef, MethodResult, PlcType, PlcValue } from '../../plc/index.ts';
 import type { MethodContext, MethodPlc, Program } from './program.ts';
 
 export type { MethodResult };

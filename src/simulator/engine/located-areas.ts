@@ -2,9 +2,8 @@
 // outputs) that `AT %MB0`-style symbols live in. Each located area is as large as its symbols need
 // (rounded up to 8 bytes); ADS serves each under its own index groups.
 import { AppError } from '../../errors.ts';
-import type { IecLocation, LocatedArea } from '../../plc/iec-location.ts';
-import { alignUp, alignmentOf, maxTypeSize } from '../../plc/memory-layout.ts';
-import type { PlcType } from '../../plc/types.ts';
+import type { IecLocation, LocatedArea, PlcType } from '../../plc/index.ts';
+import { alignUp, alignmentOf, maxTypeSize } from '../../plc/index.ts';
 
 export type AreaName = 'data' | LocatedArea;
 

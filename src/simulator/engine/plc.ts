@@ -1,13 +1,12 @@
 // SimulatedPlc: the memory image of a Program, with typed and raw access, state, watches, methods and files.
 import { AppError } from '../../errors.ts';
-import type { AdsStateName } from '../../plc/ads/constants.ts';
-import { decode, encodeInto, encodeOver, type NonMemberSink } from '../../plc/codec.ts';
+import type { AdsStateName } from '../../plc/ads/index.ts';
+import { decode, encodeInto, encodeOver, type NonMemberSink } from '../../plc/index.ts';
 import { MemoryFileStore, type FileStore } from './file-store.ts';
 import { invokeMethod, type MethodResult } from './invoke.ts';
-import type { ResolvedPath } from '../../plc/symbol-path.ts';
+import type { ResolvedPath, PlcType, PlcValue, MethodArguments } from '../../plc/index.ts';
 import type { Program } from './program.ts';
 import type { EtherCatSystem } from '../ethercat/system.ts';
-import type { PlcType, PlcValue, MethodArguments } from '../../plc/types.ts';
 import { WatchSet, type Watch, type WatchChange, type WatchOptions } from './watch.ts';
 
 export interface PlcDeviceInfo {

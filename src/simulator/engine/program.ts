@@ -1,11 +1,18 @@
 // ProgramBuilder declares types, symbols and method implementations; build() yields an immutable Program.
 import { AppError } from '../../errors.ts';
-import { encode } from '../../plc/codec.ts';
-import { alignUp, alignmentOf, maxTypeSize } from '../../plc/memory-layout.ts';
-import { parseIecLocation, type IecLocation } from '../../plc/iec-location.ts';
-import { resolvePath, type ResolvedPath } from '../../plc/symbol-path.ts';
+import {
+  encode,
+  alignUp,
+  alignmentOf,
+  maxTypeSize,
+  parseIecLocation,
+  type IecLocation,
+  resolvePath,
+  type ResolvedPath,
+  symbolNode,
+  symbolTree,
+} from '../../plc/index.ts';
 import { areaAt, layoutAreas, type MemoryArea } from './located-areas.ts';
-import { symbolNode, symbolTree } from '../../plc/symbol-tree.ts';
 import {
   TypeRegistry,
   type EnumMemberDecl,
@@ -21,7 +28,7 @@ import type {
   StructType,
   SymbolDef,
   SymbolNode,
-} from '../../plc/types.ts';
+} from '../../plc/index.ts';
 
 /** The PLC a method body runs on, as far as a body may use it: values by path. */
 export interface MethodPlc {
@@ -39,7 +46,7 @@ export interface MethodContext {
   method: MethodDef;
 }
 
-export interface MethodOutcome {
+interface MethodOutcome {
   returnValue: PlcValue;
   outputs?: Record<string, PlcValue>;
 }

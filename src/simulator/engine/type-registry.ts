@@ -1,8 +1,13 @@
 // The program's type system: user structs, function blocks and enums by name, plus derived array types.
 import { AppError } from '../../errors.ts';
-import { structType } from '../../plc/memory-layout.ts';
-import { enumBaseRanges } from '../../plc/scalar-codec.ts';
-import { parseTypeName, typeExprName, typeFromExpr, type TypeExpr } from '../../plc/type-names.ts';
+import {
+  structType,
+  enumBaseRanges,
+  parseTypeName,
+  typeExprName,
+  typeFromExpr,
+  type TypeExpr,
+} from '../../plc/index.ts';
 import type {
   EnumType,
   MethodDef,
@@ -10,7 +15,7 @@ import type {
   PlcType,
   StructType,
   TypeAttribute,
-} from '../../plc/types.ts';
+} from '../../plc/index.ts';
 
 export type TypeRef = string | PlcType;
 
@@ -35,7 +40,7 @@ export interface EnumMemberDecl {
 }
 
 /** Derived types (STRING(n), ARRAY ...) remembered once the program is built: callers may name any number. */
-export const derivedTypeLimit = 1024;
+const derivedTypeLimit = 1024;
 
 const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const typeIdentifier = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

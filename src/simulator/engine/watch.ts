@@ -1,5 +1,5 @@
 // Change watching by snapshot compare: the owner calls sample() after writes and after each scan cycle.
-import type { PlcType } from '../../plc/types.ts';
+import type { PlcType } from '../../plc/index.ts';
 
 export interface WatchChange {
   /** Canonical path for a path watch. */

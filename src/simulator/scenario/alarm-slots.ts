@@ -88,7 +88,7 @@ export class AlarmSlots {
 }
 
 /** TIMESTRUCT (8 WORDs, SYSTEMTIME order) of a UTC time; wDayOfWeek 0 is Sunday. */
-export function writeTimestamp(view: DataView, offset: number, timeMs: number): void {
+function writeTimestamp(view: DataView, offset: number, timeMs: number): void {
   const d = new Date(timeMs);
   const words = [
     d.getUTCFullYear(),

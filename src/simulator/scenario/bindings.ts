@@ -3,12 +3,12 @@
 import type { Program } from '../engine/index.ts';
 import { axisFields, machineFields, Rev, revisionMembers, type FieldSpec } from './hmi-layout.ts';
 
-export interface Span {
+interface Span {
   start: number;
   end: number;
 }
 
-export interface FieldOffsets {
+interface FieldOffsets {
   /** Offset relative to the struct start. */
   readonly offset: number;
   readonly size: number;

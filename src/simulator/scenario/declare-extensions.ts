@@ -1,7 +1,7 @@
 // The scenario's own types and variables (optional `types` and `variables` of machine.yaml), declared
 // with the same rules as a target's InitialValues: any type the program knows, values, AT locations.
-import { declareType, declareVariable } from '../engine/declarations.ts';
-import type { ProgramBuilder } from '../engine/program.ts';
+import { declareType, declareVariable } from '../engine/index.ts';
+import type { ProgramBuilder } from '../engine/index.ts';
 import type { ScenarioDefinition } from './schema.ts';
 /** A problem located by JSON Pointer into machine.yaml (validate.ts's ScenarioProblem). */
 interface ScenarioProblem {

@@ -18,7 +18,7 @@ import type { ScenarioDefinition } from './schema.ts';
 import { errorEntryMembers } from '../../plc/index.ts';
 
 /** Bytes written to `offset` on load and on every reset; resolved to offsets after build. */
-export interface SeedBlock {
+interface SeedBlock {
   symbol: string;
   type: PlcType;
   bytes: Buffer;

@@ -4,7 +4,7 @@
 import { portNames, type PortName } from '../../plc/ethercat/index.ts';
 import type { EtherCatAction } from '../ethercat/system.ts';
 import type { EtherCatSectionDefinition, EtherCatStepDefinition } from './schema.ts';
-import type { ScenarioProblem } from './validate.ts';
+import type { ScenarioProblem } from './problem.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -80,15 +80,15 @@ export const axisFields: readonly FieldSpec[] = [
   ...area(Rev.axesMotion, { bEnabled: 'BOOL', bHomed: 'BOOL', bMoving: 'BOOL' }),
 ];
 
-export const partType: LeafTypeName = 'STRING(15)';
+const partType: LeafTypeName = 'STRING(15)';
 
 export {
   errorTypeMembers,
   timeStructMembers as timestampFields,
   type ErrorTypeName,
-} from '../../plc/alarm-entry.ts';
+} from '../../plc/index.ts';
 
-export function stringLength(type: LeafTypeName): number | null {
+function stringLength(type: LeafTypeName): number | null {
   const m = /^STRING\((\d+)\)$/.exec(type);
   return m ? Number(m[1]) : null;
 }
@@ -157,4 +157,4 @@ export function checkLeafValue(type: LeafTypeName, value: unknown): string | nul
 }
 
 /** Text that a STRING can hold faithfully: printable ASCII and Latin-1 (°, µ, ä ...). */
-export const latin1 = /^[\x20-\x7E\xA0-\xFF]*$/;
+const latin1 = /^[\x20-\x7E\xA0-\xFF]*$/;

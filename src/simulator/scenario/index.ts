@@ -10,13 +10,13 @@ import { HmiRuntime } from './runtime.ts';
 import type { ScenarioDefinition } from './schema.ts';
 import { ScenarioSimulation } from './simulation.ts';
 
-export { loadScenario, validateScenarioDir, ScenarioError, scenarioFileName } from './load.ts';
-export { validateScenario, formatProblem, type ScenarioProblem } from './validate.ts';
-export { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
-export { ScenarioSimulation, type SimulationSnapshot } from './simulation.ts';
-export { realTimer, type PumpTimer } from './pump.ts';
-export { stepAxis, type AxisMotion } from './kinematics.ts';
-export { HmiRuntime, ScriptFailure } from './runtime.ts';
+export { loadScenario, validateScenarioDir, ScenarioError } from './load.ts';
+export { validateScenario } from './validate.ts';
+export { formatProblem } from './problem.ts';
+export { type ScenarioDefinition } from './schema.ts';
+export { ScenarioSimulation } from './simulation.ts';
+export { type PumpTimer } from './pump.ts';
+export { stepAxis } from './kinematics.ts';
 
 /** The simulated EtherCAT masters a scenario declares (give it to the SimulatedPlc), if it declares any. */
 export function etherCatOf(scenario: ScenarioDefinition): EtherCatSystem | undefined {
@@ -94,3 +94,4 @@ export function declareScenario(builder: ProgramBuilder, scenario: ScenarioDefin
     },
   };
 }
+export { errorTypeMembers } from './hmi-layout.ts';

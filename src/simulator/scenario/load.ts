@@ -3,9 +3,10 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { ScenarioDefinition } from './schema.ts';
-import { formatProblem, validateScenario, type ScenarioProblem } from './validate.ts';
+import { formatProblem, type ScenarioProblem } from './problem.ts';
+import { validateScenario } from './validate.ts';
 
-export const scenarioFileName = 'machine.yaml';
+const scenarioFileName = 'machine.yaml';
 const maxScenarioBytes = 4 * 1024 * 1024;
 const maxYamlErrors = 10;
 

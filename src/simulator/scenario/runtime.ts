@@ -11,7 +11,7 @@ import type { ScenarioDefinition } from './schema.ts';
 import { compileScript, type CompiledStep } from './script.ts';
 
 /** A `fail` step of the script: the scan throws it so the Faulted path can be exercised. */
-export class ScriptFailure extends Error {
+class ScriptFailure extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ScriptFailure';

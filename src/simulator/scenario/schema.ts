@@ -192,9 +192,7 @@ export const ScenarioSchema = Type.Object(
 
 /** A validated scenario with every default applied. */
 export type ScenarioDefinition = Static<typeof ScenarioSchema>;
-export type AxisDefinition = ScenarioDefinition['axes'][number];
 export type AlarmDefinition = ScenarioDefinition['alarms'][number];
 export type ScriptStepDefinition = ScenarioDefinition['script'][number];
-export type MachineSeed = ScenarioDefinition['machine'];
 export type EtherCatSectionDefinition = NonNullable<ScenarioDefinition['ethercat']>;
 export type EtherCatStepDefinition = NonNullable<ScriptStepDefinition['ethercat']>;

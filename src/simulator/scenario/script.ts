@@ -9,7 +9,7 @@ import type { EtherCatAction } from '../ethercat/system.ts';
 import { etherCatAction, isProblem } from './ethercat-validate.ts';
 import type { EtherCatSectionDefinition, ScriptStepDefinition } from './schema.ts';
 
-export type ScriptAction =
+type ScriptAction =
   | { kind: 'set'; path: string; offset: number; bytes: Buffer; revs: number }
   | { kind: 'raise'; key: string }
   | { kind: 'clear'; key: string }

@@ -3,15 +3,10 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { ScenarioSchema, type ScenarioDefinition } from './schema.ts';
 import { checkLeafValue, resolveScriptPath } from './hmi-layout.ts';
-import { ProgramBuilder } from '../engine/program.ts';
+import { ProgramBuilder } from '../engine/index.ts';
 import { declareScenarioTypes, declareScenarioVariables } from './declare-extensions.ts';
 import { checkEtherCatSection, etherCatAction, isProblem } from './ethercat-validate.ts';
-
-/** One validation problem: where (a JSON Pointer into machine.yaml) and what. */
-export interface ScenarioProblem {
-  pointer: string;
-  message: string;
-}
+import { formatProblem, type ScenarioProblem } from './problem.ts';
 
 export type ScenarioValidation =
   { ok: true; scenario: ScenarioDefinition } | { ok: false; problems: ScenarioProblem[] };
@@ -25,11 +20,6 @@ const ajv = new Ajv({
 });
 ajv.addKeyword({ keyword: 'errorMessage', schemaType: ['string', 'object'] });
 const validateSchema = ajv.compile(ScenarioSchema);
-
-/** `/axes/2/limits/vmax: must be > 0`; a problem of the file as a whole is its message alone. */
-export function formatProblem(p: ScenarioProblem): string {
-  return p.pointer === '' ? p.message : `${p.pointer}: ${p.message}`;
-}
 
 const escapeToken = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
 

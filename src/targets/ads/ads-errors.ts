@@ -1,7 +1,6 @@
 // ADS failures -> catalog errors: ADS code and text in the message, timeouts and lost links told apart.
 import { AppError, isAppError } from '../../errors.ts';
-import { adsErrorText } from '../../plc/ads/error-codes.ts';
-import { errorForAdsCode } from '../../plc/ads/error-map.ts';
+import { adsErrorText, errorForAdsCode } from '../../plc/ads/index.ts';
 import { noAnswerCode } from './timed-client.ts';
 
 /** A sub-command of a sum request failed with `code`: classified like a failed single request. */

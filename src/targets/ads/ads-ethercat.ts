@@ -3,7 +3,7 @@
 // `adstool ecat list-masters` does. Index groups and layouts: plc/ethercat (each with its source).
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
-import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsErrorCode } from '../../plc/ads/index.ts';
 import {
   CONFIG_DATA_SIZE,
   CRC_COUNTERS_SIZE,
@@ -27,7 +27,7 @@ import {
   type EtherCatMasterReading,
   type EtherCatSlaveReading,
 } from '../../plc/ethercat/index.ts';
-import { decodeCp1252 } from '../../plc/cp1252.ts';
+import { decodeCp1252 } from '../../plc/index.ts';
 import type { EtherCatPort } from '../ethercat-port.ts';
 import { adsCodeOf } from './ads-errors.ts';
 

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.ts';
 import { adsCodeOf, toAppError } from './ads-errors.ts';
 
 /** The OS error code of a TCP connection to `host:port`, or undefined when it connects. */
-export function probeTcp(host: string, port: number, timeoutMs: number): Promise<string | undefined> {
+function probeTcp(host: string, port: number, timeoutMs: number): Promise<string | undefined> {
   return new Promise((resolve) => {
     const socket = connect({ host, port });
     const done = (code: string | undefined): void => {

@@ -4,12 +4,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from 'ads-client';
 import { AppError } from '../../errors.ts';
-import { splitFilePath } from '../../plc/file-path.ts';
+import { splitFilePath } from '../../plc/index.ts';
 import type { FileEntry, FileReader, PlcFiles } from '../target.ts';
-import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
-import { adsCodeOf } from './ads-errors.ts';
-import { AdsPort, IndexGroup } from '../../plc/ads/constants.ts';
 import {
+  AdsErrorCode,
+  AdsPort,
+  IndexGroup,
   FIND_RECORD_LENGTH,
   FileOpenMode,
   decodeFindRecord,
@@ -17,7 +17,8 @@ import {
   encodeFileNamePair,
   fileOffset,
   type FindRecord,
-} from '../../plc/ads/file-records.ts';
+} from '../../plc/ads/index.ts';
+import { adsCodeOf } from './ads-errors.ts';
 
 /** Runs ADS calls on the live connection (PLC_UNAVAILABLE otherwise); `what` names the operation. */
 export type RunOnLink = <T>(

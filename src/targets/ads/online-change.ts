@@ -1,7 +1,7 @@
 // Online changes keep the symbol version but may move variables: watch TwinCAT's online-change counter.
 import type { Session } from './link-session.ts';
 
-export const onlineChangeCounter = 'TwinCAT_SystemInfoVarList._AppInfo.OnlineChangeCnt';
+const onlineChangeCounter = 'TwinCAT_SystemInfoVarList._AppInfo.OnlineChangeCnt';
 
 /** The ads-client subscription object, reduced to what we use. */
 interface CounterNotification {

@@ -48,7 +48,7 @@ export interface AdsLinkSettings {
 }
 
 /** The ADS port a client uses when the gateway has its own NetId but no port was configured. */
-export const defaultLocalAdsPort = 32750;
+const defaultLocalAdsPort = 32750;
 
 export function linkSettings(
   id: string,

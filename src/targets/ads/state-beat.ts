@@ -3,7 +3,7 @@
 // times a second while it has nothing else to do; here all checks go out in the same wake-up, and the PLCs'
 // answers (one simulator, or PLCs on one network) tend to arrive together.
 import { performance } from 'node:perf_hooks';
-import { adsStateNames } from '../../plc/ads/constants.ts';
+import { adsStateNames } from '../../plc/ads/index.ts';
 import type { Session } from './link-session.ts';
 
 interface SystemState {

@@ -4,7 +4,7 @@
 // connection's notifications together so that the PLC checks them in one phase.
 import { AppError } from '../../errors.ts';
 import type { ChangeEvent, SubscribeOptions, Subscription } from '../target.ts';
-import { AdsErrorCode } from '../../plc/ads/error-codes.ts';
+import { AdsErrorCode } from '../../plc/ads/index.ts';
 import { IncrementalDecoder } from '../../plc/index.ts';
 import { adsCodeOf } from './ads-errors.ts';
 import { Poller } from './poller.ts';
@@ -13,6 +13,8 @@ import type { AdsLinkSettings } from './settings.ts';
 import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 import { decodeValue } from './value-io.ts';
 import { checkDecodable } from './undecodable.ts';
+import { NotificationAlignment } from './notification-alignment.ts';
+import type { Entry, Listener, NotificationHandle } from './subscription-entry.ts';
 
 export interface SubscriptionHost {
   session(): Session | undefined;
@@ -23,55 +25,12 @@ export interface SubscriptionHost {
   failed(what: string, err: unknown): void;
 }
 
-interface Listener {
-  path: string;
-  options: SubscribeOptions;
-  open: boolean;
-}
-
-/** The ads-client subscription object, reduced to what we use. */
-interface NotificationHandle {
-  notificationHandle: number;
-  unsubscribe(): Promise<void>;
-}
-
-export interface Entry {
-  key: string;
-  address: SymbolAddress;
-  listeners: Set<Listener>;
-  cycleMs: number;
-  mode: 'notify' | 'poll' | 'idle';
-  handle: NotificationHandle | undefined;
-  session: Session | undefined;
-  /** Bumped by every (re)bind: callbacks of an older binding are ignored. */
-  generation: number;
-  /**
-   * Set from a re-registration (see #align) until the next rebind: the old and the new notification both
-   * deliver, in the PLC's order, and may report one change a cycle apart, so a sample equal to the last
-   * one delivered is the other's report of it, not a change.
-   */
-  settling: boolean;
-  /** A notification that arrived before the AddNotification answer was processed. */
-  early: { handle: number; data: Buffer; timestamp: Date } | undefined;
-  last: { data: Buffer; event: Omit<ChangeEvent, 'symbol'> } | undefined;
-  /** Decodes each notification against the last, so unchanged array elements are not decoded again. */
-  decoder: IncrementalDecoder;
-  /** The first bind, while subscribe() waits for it. */
-  binding: Promise<void> | undefined;
-}
-
-/** Notifications registered again at once (see #align). */
-const alignChunk = 100;
-
 export class SubscriptionManager {
   readonly #host: SubscriptionHost;
   readonly #settings: AdsLinkSettings;
   readonly #entries = new Map<string, Entry>();
   readonly #poller: Poller<Entry>;
-  #alignTimer: NodeJS.Timeout | undefined;
-  #aligning = false;
-  #lastAlign = -Infinity;
-  #alignments = 0;
+  readonly #alignment: NotificationAlignment;
 
   constructor(host: SubscriptionHost, settings: AdsLinkSettings) {
     this.#host = host;
@@ -79,6 +38,13 @@ export class SubscriptionManager {
     this.#poller = new Poller(settings, host, (entry, data, timestamp) =>
       this.#deliver(entry, data, timestamp),
     );
+    this.#alignment = new NotificationAlignment({
+      settings,
+      entries: () => this.#entries.values(),
+      session: () => host.session(),
+      subscribe: (e, session, generation) => this.#subscribeRaw(e, session, generation),
+      failed: (what, err) => host.failed(what, err),
+    });
   }
 
   /** ADS notifications in use (at most NotificationBudget); the rest are polled. */
@@ -94,7 +60,7 @@ export class SubscriptionManager {
 
   /** Rounds of re-registration finished (a notification the PLC refused keeps its old registration). */
   get alignments(): number {
-    return this.#alignments;
+    return this.#alignment.count;
   }
 
   async subscribe(path: string, options: SubscribeOptions): Promise<Subscription> {
@@ -194,8 +160,7 @@ export class SubscriptionManager {
 
   /** Closing the target: every subscriber is let go (the disconnect deletes the notifications). */
   closeAll(): void {
-    clearTimeout(this.#alignTimer);
-    this.#alignTimer = undefined;
+    this.#alignment.cancel();
     for (const e of this.#entries.values()) {
       this.#detach(e);
       for (const l of e.listeners) l.open = false;
@@ -285,7 +250,7 @@ export class SubscriptionManager {
     const early = e.early as Entry['early'];
     e.early = undefined;
     if (early && early.handle === handle.notificationHandle) this.#deliver(e, early.data, early.timestamp);
-    this.#scheduleAlign();
+    this.#alignment.schedule();
   }
 
   #subscribeRaw(e: Entry, session: Session, generation: number): Promise<NotificationHandle> {
@@ -301,73 +266,6 @@ export class SubscriptionManager {
         true,
       ),
     );
-  }
-
-  /**
-   * A PLC sends one frame per connection for the notifications due in a task cycle, and checks each on
-   * its own grid of cycles, counted (as the simulator does; TwinCAT does not document it) from its
-   * registration. Registered one by one as clients come, a connection's notifications fall on many
-   * phases: a frame, and a wake-up of the gateway, on almost every task cycle. Registered again together
-   * they share one phase, one frame per cycle. alignAfterMs after a new notification (a page's
-   * subscriptions come together), at most once per alignEveryMs, on whatever connection is current then.
-   */
-  #scheduleAlign(): void {
-    if (this.#alignTimer) return;
-    const now = this.#settings.now();
-    const at = Math.max(now + this.#settings.alignAfterMs, this.#lastAlign + this.#settings.alignEveryMs);
-    this.#alignTimer = setTimeout(() => {
-      this.#alignTimer = undefined;
-      const session = this.#host.session();
-      if (session) void this.#align(session);
-    }, at - now);
-    this.#alignTimer.unref();
-  }
-
-  async #align(session: Session): Promise<void> {
-    if (!session.alive || this.#aligning) return;
-    const entries = [...this.#entries.values()].filter(
-      (e) => e.mode === 'notify' && e.session === session && e.handle !== undefined,
-    );
-    if (entries.length < 2) return;
-    this.#lastAlign = this.#settings.now();
-    this.#aligning = true;
-    try {
-      // A chunk's requests all leave before any answer is awaited, so the PLC registers them in the same
-      // cycle; chunks keep what is in flight within what a PLC's router queues.
-      for (let i = 0; i < entries.length; i += alignChunk) {
-        await Promise.all(entries.slice(i, i + alignChunk).map((e) => this.#replace(e, session)));
-      }
-    } finally {
-      this.#aligning = false;
-    }
-    this.#alignments++;
-  }
-
-  /** Make before break: the new notification delivers beside the old one until it takes over. */
-  async #replace(e: Entry, session: Session): Promise<void> {
-    const generation = e.generation;
-    const old = e.handle;
-    if (!old) return;
-    e.settling = true;
-    let next: NotificationHandle;
-    try {
-      next = await this.#subscribeRaw(e, session, generation);
-    } catch (err) {
-      // Out of handles with both registered: the old notification stays, unaligned.
-      if (session.alive && adsCodeOf(err) !== AdsErrorCode.NoMoreHandles)
-        this.#host.failed(`Re-registering ${e.address.path}`, err);
-      return;
-    }
-    if (generation !== e.generation) {
-      await next.unsubscribe().catch(() => undefined);
-      return;
-    }
-    e.handle = next;
-    await session
-      .run('Deleting a notification', () => old.unsubscribe())
-      .catch((err) => {
-        if (session.alive) this.#host.failed(`Deleting the notification of ${e.address.path}`, err);
-      });
   }
 
   #poll(e: Entry): void {

@@ -3,7 +3,7 @@
 // wait SymbolBrowseTimeoutMs, every other request the connection's Timeout. A request is judged by its command
 // alone (no async context to carry), so the read path pays one timer and nothing else.
 import { Client, type AdsClientSettings, type AdsCommandToSend, type AmsTcpPacket } from 'ads-client';
-import { AdsCommand, IndexGroup } from '../../plc/ads/constants.ts';
+import { AdsCommand, IndexGroup } from '../../plc/ads/index.ts';
 
 /** ADS code by which a request that got no answer is known, through every wrapper ads-client puts around it. */
 export const noAnswerCode = -1;
@@ -12,7 +12,7 @@ export const noAnswerCode = -1;
  * What a request with no answer is rejected with. A plain object, not an Error: ads-client's ClientError keeps a
  * plain object's `errorCode` when it wraps a failure, and drops an Error's.
  */
-export interface NoAnswer {
+interface NoAnswer {
   readonly errorCode: typeof noAnswerCode;
   readonly errorStr: string;
 }

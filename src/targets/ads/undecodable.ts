@@ -22,7 +22,7 @@ export function opaque(name: string, size: number): StructType {
 }
 
 /** The name of the first type within `type` (itself, a member, an element) the driver cannot interpret. */
-export function undecodableIn(type: PlcType): string | undefined {
+function undecodableIn(type: PlcType): string | undefined {
   if (undecodable.has(type)) return type.name;
   if (type.kind !== 'struct' && type.kind !== 'array') return undefined;
   const known = found.get(type);

@@ -1,9 +1,6 @@
 // Types every simulated target publishes, so enum metadata has something to show without a scenario.
 import type { ProgramBuilder } from '../../simulator/engine/index.ts';
-import { errorTypeMembers } from '../../simulator/scenario/hmi-layout.ts';
-
-/** Type names declared here; a scenario reuses them (`builder.type('E_ErrorType')`) instead of redeclaring. */
-export const builtinTypeNames = ['E_ErrorType', 'E_MachineMode'] as const;
+import { errorTypeMembers } from '../../simulator/scenario/index.ts';
 
 export function declareBuiltinTypes(builder: ProgramBuilder): void {
   builder.enum('E_ErrorType', errorTypeMembers);

@@ -18,7 +18,7 @@ import {
 import type { Stats } from 'node:fs';
 import { dirname, join, relative, isAbsolute } from 'node:path';
 import { AppError } from '../../errors.ts';
-import type { FileReader } from '../../plc/types.ts';
+import type { FileReader } from '../../plc/index.ts';
 import { fileNotFound, splitFilePath, type FileEntry, type FileStore } from '../../simulator/engine/index.ts';
 
 export class DiskFileStore implements FileStore {

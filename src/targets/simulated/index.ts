@@ -24,8 +24,7 @@ import { declareInitialValues } from './initial-values.ts';
 import { SimulatedTarget } from './simulated-target.ts';
 
 export { SimulatedTarget } from './simulated-target.ts';
-export { builtinTypeNames, declareBuiltinTypes } from './builtin-types.ts';
-export { declareInitialValues } from './initial-values.ts';
+export { declareBuiltinTypes } from './builtin-types.ts';
 export { DiskFileStore } from './disk-file-store.ts';
 
 /**

@@ -1,7 +1,7 @@
 // What the tool modules are built from: the app's feature context and a logger.
-import type { FeatureContext } from '../../../http/feature-context.ts';
-import { alarmServiceKey, type AlarmService } from '../../alarms/service.ts';
-import { symbolBrowserKey, type SymbolBrowser } from '../../symbols/service.ts';
+import type { FeatureContext } from '../../../feature-kit/feature-context.ts';
+import { type AlarmService, alarmServiceKey } from '../../alarms/index.ts';
+import { type SymbolBrowser, symbolBrowserKey } from '../../symbols/index.ts';
 
 export interface ToolLog {
   info(fields: object, message: string): void;

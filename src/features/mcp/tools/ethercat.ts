@@ -1,9 +1,15 @@
 // get_ethercat_health and get_ethercat_slave: the EtherCAT service the diagnostics routes call, read fresh from
 // the PLC, so an agent can answer "is it the program or the bus?" without walking every master.
 import { Type } from '@sinclair/typebox';
-import { busStatus, crcTotal, needsAttention } from '../../ethercat/bus-health.ts';
-import { masterView, slaveView } from '../../ethercat/service.ts';
-import { etherCatSettings } from '../../ethercat/settings.ts';
+import {
+  busStatus,
+  crcTotal,
+  etherCatDiagnosticsKey,
+  etherCatSettings,
+  masterView,
+  needsAttention,
+  slaveView,
+} from '../../ethercat/index.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
 import type { ToolDeps } from './deps.ts';
 import { PlcId, strict } from './inputs.ts';
@@ -12,7 +18,7 @@ import { targetOf } from './plcs.ts';
 const DeviceNumber = (description: string) => Type.Integer({ minimum: 0, maximum: 65535, description });
 
 export function etherCatTools({ context }: ToolDeps): Tool[] {
-  const { service } = context.etherCat;
+  const { service } = context.services.get(etherCatDiagnosticsKey);
   return [
     defineTool({
       name: 'get_ethercat_health',

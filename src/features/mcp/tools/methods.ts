@@ -1,6 +1,6 @@
 // call_method: a PLC method call through the same invoker (and so the same Rpc.Invokable allow-list) as the route.
 import { Type } from '@sinclair/typebox';
-import { MethodInvoker } from '../../methods/service.ts';
+import { MethodInvoker } from '../../methods/index.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
 import type { ToolDeps } from './deps.ts';
 import { PlcId, strict } from './inputs.ts';

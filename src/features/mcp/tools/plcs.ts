@@ -1,7 +1,7 @@
 // list_plcs and get_plc_status: the PLCs the token may see and one PLC's connection and ADS state.
 import { Type } from '@sinclair/typebox';
 import { canAccessPlc } from '../../../guards/principal.ts';
-import { listPlcs, plcStatus } from '../../plcs/service.ts';
+import { listPlcs, plcStatus } from '../../plcs/index.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
 import type { ToolDeps } from './deps.ts';
 import { PlcId, strict } from './inputs.ts';

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import type { RouteKey } from '../../../http/route-catalog.ts';
 import type { PlcTarget, SimulationState } from '../../../targets/target.ts';
-import { command, step, type SimulationCommand } from '../../simulation/service.ts';
+import { command, type SimulationCommand, step } from '../../simulation/index.ts';
 import { defineTool, type Tool, type ToolCall } from '../tool-kit.ts';
 import type { ToolDeps } from './deps.ts';
 import { PlcId, strict } from './inputs.ts';

@@ -1,6 +1,6 @@
 // read_variable, read_variables and write_variable: the variables service, as the variable routes call it.
 import { Type } from '@sinclair/typebox';
-import { maxBatchPaths, readVariable, readVariables, writeVariable } from '../../variables/service.ts';
+import { maxBatchPaths, readVariable, readVariables, writeVariable } from '../../variables/index.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
 import { PlcId, strict, SymbolPath } from './inputs.ts';
 import { targetOf } from './plcs.ts';

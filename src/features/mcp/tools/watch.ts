@@ -3,9 +3,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { Type } from '@sinclair/typebox';
 import { renderError } from '../../../http/error-handler.ts';
-import type { Sleep } from '../../../http/feature-context.ts';
+import type { Sleep } from '../../../feature-kit/feature-context.ts';
 import type { PlcTarget, PlcValue } from '../../../targets/target.ts';
-import { readVariables, type ItemError } from '../../variables/service.ts';
+import { type ItemError, readVariables } from '../../variables/index.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
 import type { ToolDeps } from './deps.ts';
 import { PlcId, strict, SymbolPath } from './inputs.ts';

@@ -9,7 +9,7 @@ import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { AppError } from '../../../errors.ts';
 import { principalOf } from '../../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../envelope.ts';
-import type { FeatureApp } from '../../feature-context.ts';
+import type { TypeBoxApp } from '../../typebox-app.ts';
 import type { Streams } from '../install.ts';
 import type { StreamEntry } from '../registry.ts';
 import { HubConnection, type ServerMethods } from './hub-connection.ts';
@@ -41,7 +41,7 @@ const NegotiateResponse = Type.Object({
 // A negotiated connection token is good for one upgrade, by the same user, within this time.
 const negotiationTtlMs = 60_000;
 
-export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinition, now: () => number): void {
+export function registerHub(app: TypeBoxApp, streams: Streams, hub: HubDefinition, now: () => number): void {
   const config = { ...hub.config, websocket: true } as const;
   const pending = new PendingNegotiations(
     {

@@ -1,6 +1,6 @@
 // How the engine's PlcType maps onto TwinCAT's type vocabulary: ADS data type ids, base types, name keys.
 
-import type { PlcType, PrimitiveName } from '../../../plc/types.ts';
+import type { PlcType, PrimitiveName } from '../../../plc/index.ts';
 
 /** ADST_* ids that TwinCAT reports in symbol and data-type entries. */
 export const AdsDataType = {

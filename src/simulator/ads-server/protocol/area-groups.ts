@@ -1,8 +1,8 @@
 // Index groups of the PLC's memory areas and where a symbol's bytes are served: the data area (0x4040),
 // flags (%M: 0x4020 bytes, 0x4021 bits), inputs (%I: 0xF020, 0xF021), outputs (%Q: 0xF030, 0xF031).
 
-import { IndexGroup } from '../../../plc/ads/constants.ts';
-import type { AreaName, MemoryArea } from '../../engine/located-areas.ts';
+import { IndexGroup } from '../../../plc/ads/index.ts';
+import type { AreaName, MemoryArea } from '../../engine/index.ts';
 
 export const byteGroups: ReadonlyMap<number, AreaName> = new Map([
   [IndexGroup.PlcMemory, 'data'],

@@ -1,8 +1,7 @@
 // ADS command payloads (commands 1-9): request decoders and response encoders for the server side,
 // and the mirror-image request encoders / response decoders that raw test clients use.
 
-import { AdsCommand } from '../../../plc/ads/constants.ts';
-import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
+import { AdsCommand, AdsError, AdsErrorCode } from '../../../plc/ads/index.ts';
 
 export type AdsRequest =
   | { command: typeof AdsCommand.ReadDeviceInfo }
@@ -214,7 +213,7 @@ export function encodeErrorResponse(commandId: number, code: number): Buffer {
 }
 
 /** One sample of a DeviceNotification stamp. */
-export interface NotificationSample {
+interface NotificationSample {
   handle: number;
   data: Buffer;
 }

@@ -1,6 +1,6 @@
 // AMS/TCP framing: the 6-byte AMS/TCP header, the 32-byte AMS header and a streaming frame splitter.
 
-import { AMS_HEADER_LENGTH, AMS_TCP_HEADER_LENGTH } from '../../../plc/ads/constants.ts';
+import { AMS_HEADER_LENGTH, AMS_TCP_HEADER_LENGTH } from '../../../plc/ads/index.ts';
 import { formatNetId, parseNetId, type AmsAddress } from './net-id.ts';
 
 /** One AMS/TCP frame: its command (0 = ADS, 0x1000 = port connect, ...) and the bytes after the header. */

@@ -1,8 +1,8 @@
 // AMS NetId: six bytes written as dotted decimal ("192.168.1.10.1.1").
 
-import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
+import { AdsError, AdsErrorCode } from '../../../plc/ads/index.ts';
 
-export const NET_ID_LENGTH = 6;
+const NET_ID_LENGTH = 6;
 
 /** Parses a dotted NetId; throws AdsError (invalid parameter) for anything but six bytes 0..255. */
 export function parseNetId(text: string): Buffer {

@@ -1,7 +1,7 @@
 // Sum commands (0xF080 read, 0xF081 write, 0xF082 read-write): many sub-commands in one ReadWrite.
 
 import { readAddress } from './commands.ts';
-import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
+import { AdsError, AdsErrorCode } from '../../../plc/ads/index.ts';
 
 export interface SumReadItem {
   indexGroup: number;

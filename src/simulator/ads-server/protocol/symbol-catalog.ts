@@ -1,9 +1,9 @@
 // The symbol and type services' answers for one program: symbol upload, data-type upload, upload
 // info, lookups by name. Built once per program version (pure; the server caches it).
 
-import type { PlcType, SymbolDef } from '../../../plc/types.ts';
+import type { PlcType, SymbolDef } from '../../../plc/index.ts';
 import { isBaseType, typeHash, typeKey } from './ads-types.ts';
-import type { MemoryArea } from '../../engine/located-areas.ts';
+import type { MemoryArea } from '../../engine/index.ts';
 import { locate } from './area-groups.ts';
 import { EntryWriter, text } from './entry-writer.ts';
 import { encodeDataTypeEntry, encodeSymbolEntry } from './type-entries.ts';
@@ -36,10 +36,7 @@ function visit(type: PlcType, found: Map<string, PlcType>): void {
  * Every struct, function block, enum and array type the symbols reach, then the `declared` types no symbol
  * uses (TwinCAT uploads every data type of the project, not only the instantiated ones), each once.
  */
-export function collectDataTypes(
-  symbols: readonly SymbolDef[],
-  declared: readonly PlcType[] = [],
-): PlcType[] {
+function collectDataTypes(symbols: readonly SymbolDef[], declared: readonly PlcType[] = []): PlcType[] {
   const found = new Map<string, PlcType>();
   for (const s of symbols) visit(s.type, found);
   for (const t of declared) visit(t, found);
@@ -72,7 +69,7 @@ export function buildSymbolCatalog(
 }
 
 /** UTF-8: names in entries are UTF-8 encoded. */
-export const CODE_PAGE_UTF8 = 65001;
+const CODE_PAGE_UTF8 = 65001;
 const UPLOAD_INFO_64BIT = 0x1;
 
 /** Upload info version 3 (64 bytes); clients reading fewer bytes get the older 24/8-byte layouts. */

@@ -2,13 +2,13 @@
 // with what ADS clients parse: fixed header, NUL-terminated strings, array infos, sub-items, methods,
 // attributes and enum infos.
 
-import type { ArrayDimension, MethodDef, PlcType, StructType } from '../../../plc/types.ts';
+import type { ArrayDimension, MethodDef, PlcType, StructType } from '../../../plc/index.ts';
 import { adsDataTypeOf, alignmentOf, AdsDataType, typeHash } from './ads-types.ts';
 import { EntryWriter, text } from './entry-writer.ts';
 
-export const SymbolFlag = { Attributes: 0x1000 } as const;
+const SymbolFlag = { Attributes: 0x1000 } as const;
 
-export const DataTypeFlag = {
+const DataTypeFlag = {
   DataType: 0x1,
   DataItem: 0x2,
   MethodInfos: 0x800,
@@ -19,7 +19,7 @@ export const DataTypeFlag = {
 const MethodFlag = { PlcCallingConvention: 0x1, Attributes: 0x8 } as const;
 const ParamFlag = { In: 0x1, Out: 0x2 } as const;
 
-export interface Attribute {
+interface Attribute {
   name: string;
   value: string;
 }

@@ -4,9 +4,8 @@
 // GetRemoteAddress); the discovery answer's blocks (host name, OS version info, TwinCAT version) as a
 // TwinCAT 3.1 system answers them (Apache PLC4X's ads-discovery.mspec documents the same blocks).
 
-import { AdsError, AdsErrorCode } from '../../../plc/ads/error-codes.ts';
+import { AdsError, AdsErrorCode, UDP_COOKIE, UDP_HEADER_LENGTH, UdpService } from '../../../plc/ads/index.ts';
 import { formatNetId, parseNetId, type AmsAddress } from './net-id.ts';
-import { UDP_COOKIE, UDP_HEADER_LENGTH, UdpService } from '../../../plc/ads/constants.ts';
 
 export interface UdpRequest {
   invokeId: number;

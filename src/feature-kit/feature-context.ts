@@ -6,10 +6,9 @@ import type { ClusterServices } from '../cluster/start-cluster.ts';
 import type { Config } from '../config/schema.ts';
 import type { RateLimits } from '../guards/rate-limit/rate-limits.ts';
 import type { TargetRegistry } from '../targets/registry.ts';
-import type { RouteCatalog } from './route-catalog.ts';
+import type { RouteCatalog } from '../http/route-catalog.ts';
 import type { ServiceDirectory } from './service-directory.ts';
-import type { Streams } from './streams/install.ts';
-import type { EtherCatDiagnostics } from '../features/ethercat/index.ts';
+import type { Streams } from '../http/streams/install.ts';
 
 /** Resolves after `ms`, or rejects once `signal` aborts. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
@@ -28,13 +27,11 @@ export type FeatureContext = {
   readonly audit: AuditTrail;
   /** SSE writer, SignalR hubs and the stream connection registry, for areas that push. */
   readonly streams: Streams;
-  /** EtherCAT readings and the bus monitor, for its routes, readiness and notification streams. */
-  readonly etherCat: EtherCatDiagnostics;
   /** Cluster mode only (`Cluster.Redis`): the replicas' shared state. */
   readonly cluster?: ClusterServices;
   /** Waits between samples of long-running operations; injectable in tests. */
   readonly sleep: Sleep;
-  /** Stateful services features publish for other front doors to the same operations (MCP). */
+  /** The one way features share stateful services (EtherCAT diagnostics, the alarm service, the symbol browser). */
   readonly services: ServiceDirectory;
   /** Every route's options, for front doors that apply the rules of the route they mirror. */
   readonly routes: RouteCatalog;

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resolve } from 'node:path';
-import { authHeaders, RawSse, type SseEvent } from '../features/notifications/clients.ts';
-import { entry } from '../features/alarms/fixture.ts';
-import { startReplica, startSimAds, type CliProcess } from '../helpers/cluster-plant.ts';
+import { authHeaders, RawSse, type SseEvent } from '../../notifications/clients.ts';
+import { entry } from '../fixture.ts';
+import { startReplica, startSimAds, type CliProcess } from '../../../helpers/cluster-plant.ts';
 import {
   alarmEvent,
   arrayPath,
@@ -17,9 +17,9 @@ import {
   type Transition,
 } from './alarm-cluster.ts';
 import { Redis } from 'ioredis';
-import { alarmKeys, alarmPushChannel } from '../../src/cluster/alarm-scripts.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-import { mintToken } from '../helpers/tokens.ts';
+import { alarmKeys, alarmPushChannel } from '../../../../src/features/alarms/cluster/alarm-scripts.ts';
+import { RedisServer } from '../../../helpers/redis-server.ts';
+import { mintToken } from '../../../helpers/tokens.ts';
 
 const leaseSeconds = 3;
 

@@ -5,11 +5,16 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { decodeAlarmPush } from '../../src/cluster/alarm-push.ts';
-import { entryText } from '../../src/features/alarms/journal.ts';
-import { ackKey, alarmKeys, alarmPushChannel, appendTransitions } from '../../src/cluster/alarm-scripts.ts';
-import { sharedEntry, type StreamEntry } from '../../src/cluster/journal-mirror.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { decodeAlarmPush } from '../../../../src/features/alarms/cluster/alarm-push.ts';
+import { entryText } from '../../../../src/features/alarms/journal.ts';
+import {
+  ackKey,
+  alarmKeys,
+  alarmPushChannel,
+  appendTransitions,
+} from '../../../../src/features/alarms/cluster/alarm-scripts.ts';
+import { sharedEntry, type StreamEntry } from '../../../../src/features/alarms/cluster/journal-mirror.ts';
+import { RedisServer } from '../../../helpers/redis-server.ts';
 
 const epoch = 1_780_000_000_000_000;
 

@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { AlarmLease, type LeaseStanding } from '../../src/cluster/alarm-lease.ts';
-import { alarmKeys, leaseRound } from '../../src/cluster/alarm-scripts.ts';
-import { clusterKey } from '../../src/cluster/cluster.ts';
-import { RedisLink, type ClusterLog } from '../../src/cluster/redis-link.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
+import { AlarmLease, type LeaseStanding } from '../../../../src/features/alarms/cluster/alarm-lease.ts';
+import { alarmKeys, leaseRound } from '../../../../src/features/alarms/cluster/alarm-scripts.ts';
+import { clusterKey } from '../../../../src/cluster/cluster.ts';
+import { RedisLink, type ClusterLog } from '../../../../src/cluster/redis-link.ts';
+import { RedisServer } from '../../../helpers/redis-server.ts';
 
 const quiet: ClusterLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -9,8 +9,8 @@ import {
   type JournalEntry,
   type JournalPage,
   type JournalReader,
-} from '../features/alarms/journal.ts';
-import { isOutstanding, type AlarmReading } from '../features/alarms/reading.ts';
+} from '../journal.ts';
+import { isOutstanding, type AlarmReading } from '../reading.ts';
 
 /** A stream entry as XRANGE/XREAD answer it: id `<seq>-0` and fields p (epoch), e (entry JSON), u (user). */
 export type StreamEntry = [id: string, fields: string[]];

@@ -4,7 +4,7 @@
 // the senior replica, and reported lost as soon as Redis says another replica holds it (or Redis has been
 // unreachable for the lease's whole time to live). The rounds are driven by LeaseRounds.
 import { acquireLease, releaseLease, renewLease, type AlarmKeys } from './alarm-scripts.ts';
-import type { ClusterLog, RedisLink } from './redis-link.ts';
+import type { ClusterLog, RedisLink } from '../../../cluster/redis-link.ts';
 
 export interface LeaseHandlers {
   /** Whether this replica may hold the lease now (it reaches the PLC). */

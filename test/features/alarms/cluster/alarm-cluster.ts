@@ -1,9 +1,9 @@
 // What the cluster alarm tests share: writing an alarm slot through a replica's HTTP API, matching transitions on
 // an SSE stream, and reading which replica holds each PLC's lease.
 import assert from 'node:assert/strict';
-import type { SseEvent } from '../features/notifications/clients.ts';
-import type { CliProcess } from '../helpers/cluster-plant.ts';
-import { bearer, mintToken } from '../helpers/tokens.ts';
+import type { SseEvent } from '../../notifications/clients.ts';
+import type { CliProcess } from '../../../helpers/cluster-plant.ts';
+import { bearer, mintToken } from '../../../helpers/tokens.ts';
 
 export const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
 

@@ -2,21 +2,16 @@
 // copy of the shared journal, fed from the Redis stream. The replica holding the PLC's lease also watches the
 // alarm array: it starts from the stored snapshot (so a takeover raises nothing already outstanding and derives
 // what changed meanwhile from its first fresh snapshot) and appends transitions with the lease's fencing check.
-import type { AlarmTargetConfig } from '../config/schema.ts';
-import type { AlarmSource, ScopeFailure, TransitionListener } from '../features/alarms/alarm-source.ts';
-import {
-  pageOf,
-  type JournalEntry,
-  type JournalPage,
-  type TransitionJournal,
-} from '../features/alarms/journal.ts';
-import { AlarmMonitor, type AlarmLog } from '../features/alarms/monitor.ts';
-import type { AlarmReading } from '../features/alarms/reading.ts';
-import type { ConnectionState, PlcTarget } from '../targets/target.ts';
+import type { AlarmTargetConfig } from '../../../config/schema.ts';
+import type { AlarmSource, ScopeFailure, TransitionListener } from '../alarm-source.ts';
+import { pageOf, type JournalEntry, type JournalPage, type TransitionJournal } from '../journal.ts';
+import { AlarmMonitor, type AlarmLog } from '../monitor.ts';
+import type { AlarmReading } from '../reading.ts';
+import type { ConnectionState, PlcTarget } from '../../../targets/target.ts';
 import { AlarmLease } from './alarm-lease.ts';
 import { ackKey, alarmKeys, type AlarmKeys } from './alarm-scripts.ts';
 import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
-import type { Cluster } from './cluster.ts';
+import type { Cluster } from '../../../cluster/cluster.ts';
 import {
   JournalMirror,
   outstandingAfter,
@@ -27,7 +22,7 @@ import {
 } from './journal-mirror.ts';
 import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
 import type { LeaseRounds } from './lease-rounds.ts';
-import type { ScriptAnswer } from './redis-link.ts';
+import type { ScriptAnswer } from '../../../cluster/redis-link.ts';
 
 export interface LeasedSourceDeps {
   readonly cluster: Cluster;

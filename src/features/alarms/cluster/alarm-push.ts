@@ -3,7 +3,7 @@
 // else 'u' and the user) and JSON. Frames rather than JSON: the entry's JSON travels as the stream stores it
 // instead of escaped once more inside a JSON string, so each replica (every push reaches every replica) takes it
 // without parsing it twice.
-import { entryText } from '../features/alarms/journal.ts';
+import { entryText } from '../journal.ts';
 import type { SharedEntry } from './journal-mirror.ts';
 
 const colon = 0x3a;

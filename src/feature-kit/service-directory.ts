@@ -11,6 +11,8 @@ export interface ServiceDirectory {
   provide<T>(key: ServiceKey<T>, service: T): void;
   /** The published service, or undefined when its feature did not publish one. */
   find<T>(key: ServiceKey<T>): T | undefined;
+  /** The published service; throws when it is not published, a wiring error found at start-up. */
+  get<T>(key: ServiceKey<T>): T;
 }
 
 export function createServiceDirectory(): ServiceDirectory {
@@ -22,6 +24,10 @@ export function createServiceDirectory(): ServiceDirectory {
     },
     find<T>(key: ServiceKey<T>) {
       return services.get(key) as T | undefined;
+    },
+    get<T>(key: ServiceKey<T>) {
+      if (!services.has(key)) throw new Error(`The ${key.name} service is not published.`);
+      return services.get(key) as T;
     },
   };
 }

@@ -1,11 +1,11 @@
 // Alarm monitoring across replicas: the source of each monitored PLC (see LeasedAlarmSource), the one pump
 // of their journal streams, the lease figures, and who holds each lease for the `cluster` readiness check.
 import type { Registry } from 'prom-client';
-import type { AlarmSourceFactory } from '../features/alarms/alarm-source.ts';
-import type { AlarmLog } from '../features/alarms/monitor.ts';
+import type { AlarmSourceFactory } from '../alarm-source.ts';
+import type { AlarmLog } from '../monitor.ts';
 import { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import { alarmKeys } from './alarm-scripts.ts';
-import type { Cluster } from './cluster.ts';
+import type { Cluster } from '../../../cluster/cluster.ts';
 import { JournalPump } from './journal-pump.ts';
 import { LeaseRounds } from './lease-rounds.ts';
 import { LeasedAlarmSource } from './leased-alarm-source.ts';

@@ -12,7 +12,7 @@
 import { decodeAlarmPush } from './alarm-push.ts';
 import { alarmPushChannel, appendTransitions } from './alarm-scripts.ts';
 import { sharedEntry, type SharedEntry } from './journal-mirror.ts';
-import type { ClusterLog, RedisLink, ScriptAnswer, ScriptCall } from './redis-link.ts';
+import type { ClusterLog, RedisLink, ScriptAnswer, ScriptCall } from '../../../cluster/redis-link.ts';
 
 export interface FollowedStream {
   /** The journal's key, which its pushed entries are published under. */
@@ -42,12 +42,12 @@ export interface Appender {
  * latency and CPU. 50 ms keeps a transition's p99 well inside the 100 ms a cluster may add to one process's (on the
  * bench, p99 148–155 ms against 105 ms, the same as with 40 ms rounds; 80 ms rounds measured 195–237 ms).
  */
-export const roundMs = 50;
+const roundMs = 50;
 /**
  * How often every followed stream is read, in case a push was lost without the subscription dropping; the
  * estimate of Redis's clock is renewed with it.
  */
-export const checkMs = 1000;
+const checkMs = 1000;
 const batch = 1000;
 const pushChannel = Buffer.from(alarmPushChannel);
 

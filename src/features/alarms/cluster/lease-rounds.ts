@@ -12,8 +12,8 @@
 import type { AlarmLease } from './alarm-lease.ts';
 import { leaseTimes } from './alarm-lease.ts';
 import { leaseRound } from './alarm-scripts.ts';
-import { clusterKey, type Cluster } from './cluster.ts';
-import type { ClusterLog } from './redis-link.ts';
+import { clusterKey, type Cluster } from '../../../cluster/cluster.ts';
+import type { ClusterLog } from '../../../cluster/redis-link.ts';
 
 const membersKey = clusterKey('alarm-members');
 const joinedKey = clusterKey('alarm-members', 'joined');

@@ -9,9 +9,9 @@ import { once } from 'node:events';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { resolve } from 'node:path';
-import { authHeaders, RawSse } from '../features/notifications/clients.ts';
-import { entry } from '../features/alarms/fixture.ts';
-import { startReplica, startSimAds, type CliProcess } from '../helpers/cluster-plant.ts';
+import { authHeaders, RawSse } from '../../notifications/clients.ts';
+import { entry } from '../fixture.ts';
+import { startReplica, startSimAds, type CliProcess } from '../../../helpers/cluster-plant.ts';
 import {
   alarmEvent,
   arrayPath,
@@ -19,8 +19,8 @@ import {
   writeSlot as writeSlotVia,
   type Transition,
 } from './alarm-cluster.ts';
-import { RedisServer } from '../helpers/redis-server.ts';
-import { mintToken } from '../helpers/tokens.ts';
+import { RedisServer } from '../../../helpers/redis-server.ts';
+import { mintToken } from '../../../helpers/tokens.ts';
 
 const lines = ['line1', 'line2', 'line3', 'line4', 'line5', 'line6'];
 

@@ -3,8 +3,8 @@
 // newest seq, the last snapshot of the outstanding alarms and the seq it is as of (`snapseq`: the outstanding
 // alarms now are that snapshot with the stream's later entries applied), the holder and its last renewal.
 // Every write checks the lease in the same script, so a holder whose lease was taken cannot append.
-import { clusterKey } from './cluster.ts';
-import { luaScript } from './redis-link.ts';
+import { clusterKey } from '../../../cluster/cluster.ts';
+import { luaScript } from '../../../cluster/redis-link.ts';
 
 export interface AlarmKeys {
   readonly lease: string;

@@ -4,7 +4,11 @@
 // raised them.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { JournalMirror, sharedEntry, type SharedEntry } from '../../src/cluster/journal-mirror.ts';
+import {
+  JournalMirror,
+  sharedEntry,
+  type SharedEntry,
+} from '../../../../src/features/alarms/cluster/journal-mirror.ts';
 
 const epoch = 1_000_000;
 

@@ -1,0 +1,3 @@
+// The admin feature: stream listing and termination, the audit log. Its public face: what the app and other features import.
+export { adminRoutes } from './routes.ts';
+export { auditRoutes } from './audit-routes.ts';

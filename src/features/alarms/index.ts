@@ -1,0 +1,4 @@
+// The alarm feature: monitoring, journal, routes and streams; in cluster mode its leases in Redis. Its public face: what the app and other features import.
+export { alarmsRoutes } from './routes.ts';
+export { alarmServiceKey, type AlarmService } from './service.ts';
+export { parseAcceptLanguage } from './text-catalog.ts';

@@ -1,0 +1,2 @@
+// The notifications feature: variable change streams over SSE and SignalR. Its public face: what the app and other features import.
+export { notificationsRoutes } from './routes.ts';

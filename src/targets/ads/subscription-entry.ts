@@ -1,0 +1,43 @@
+// What the subscription manager keeps per subscribed symbol: its subscribers, how it is watched (ADS
+// notification, polling or not yet) and the binding to the current connection.
+import type { ChangeEvent, SubscribeOptions } from '../target.ts';
+import type { IncrementalDecoder } from '../../plc/index.ts';
+import type { Session } from './link-session.ts';
+import type { SymbolAddress } from './symbol-table.ts';
+
+export interface Listener {
+  path: string;
+  options: SubscribeOptions;
+  open: boolean;
+}
+
+/** The ads-client subscription object, reduced to what we use. */
+export interface NotificationHandle {
+  notificationHandle: number;
+  unsubscribe(): Promise<void>;
+}
+
+export interface Entry {
+  key: string;
+  address: SymbolAddress;
+  listeners: Set<Listener>;
+  cycleMs: number;
+  mode: 'notify' | 'poll' | 'idle';
+  handle: NotificationHandle | undefined;
+  session: Session | undefined;
+  /** Bumped by every (re)bind: callbacks of an older binding are ignored. */
+  generation: number;
+  /**
+   * Set from a re-registration (see NotificationAlignment) until the next rebind: the old and the new notification both
+   * deliver, in the PLC's order, and may report one change a cycle apart, so a sample equal to the last
+   * one delivered is the other's report of it, not a change.
+   */
+  settling: boolean;
+  /** A notification that arrived before the AddNotification answer was processed. */
+  early: { handle: number; data: Buffer; timestamp: Date } | undefined;
+  last: { data: Buffer; event: Omit<ChangeEvent, 'symbol'> } | undefined;
+  /** Decodes each notification against the last, so unchanged array elements are not decoded again. */
+  decoder: IncrementalDecoder;
+  /** The first bind, while subscribe() waits for it. */
+  binding: Promise<void> | undefined;
+}
