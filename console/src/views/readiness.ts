@@ -14,10 +14,12 @@ const labels: Readonly<Record<string, string>> = {
 
 /** The PLCs plc-connectivity finds not connected, each with its state and last error. */
 function disconnected(check: Check): string[] {
-  return Object.entries(check.data)
+  // An anonymous or narrowly scoped caller gets no per-PLC data: then there is nothing to name.
+  const data = check.data ?? {};
+  return Object.entries(data)
     .filter(([key, state]) => !key.endsWith('.lastError') && state !== 'Connected')
     .map(([plcId, state]) => {
-      const lastError = check.data[`${plcId}.lastError`];
+      const lastError = data[`${plcId}.lastError`];
       return `${plcId} ${String(state)}${typeof lastError === 'string' ? ` (${lastError})` : ''}`;
     });
 }
