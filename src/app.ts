@@ -15,6 +15,7 @@ import { createEtherCatDiagnostics } from './features/ethercat/index.ts';
 import { etherCatRoutes } from './features/ethercat/routes.ts';
 import { filesRoutes } from './features/files/routes.ts';
 import { healthRoutes } from './features/health/routes.ts';
+import { historyRoutes } from './features/history/routes.ts';
 import { lifecycleRoutes } from './features/lifecycle/routes.ts';
 import { methodsRoutes } from './features/methods/routes.ts';
 import { plcsRoutes } from './features/plcs/routes.ts';
@@ -159,6 +160,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
   await app.register(etherCatRoutes, context);
+  // After notifications (it records on their shared subscriptions) and alarms (it stores their transitions).
+  await app.register(historyRoutes, context);
   await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
   // Last: the MCP tools mirror the routes above and use the services they published.

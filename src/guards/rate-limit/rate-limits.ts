@@ -11,6 +11,7 @@ export const routeLimitNames = [
   'NotificationConnections',
   'Lifecycle',
   'FileTransfers',
+  'HistoryQueries',
 ] as const;
 /** A named route limit a route can declare with `config: { limit: '<name>' }`. */
 export type RouteLimitName = (typeof routeLimitNames)[number];
@@ -106,6 +107,10 @@ export function createRateLimits(
       limiter: build({ name: 'Lifecycle', kind: 'sliding', limit: settings.Lifecycle, windowMs: 5000 }),
     },
     FileTransfers: { partition: 'user+plc', limiter: fixed('FileTransfers', settings.FileTransfers, 1000) },
+    HistoryQueries: {
+      partition: 'user+plc',
+      limiter: fixed('HistoryQueries', settings.HistoryQueries, 1000),
+    },
   };
   const enabled = settings.Enabled;
   return {
