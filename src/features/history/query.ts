@@ -14,7 +14,8 @@ export interface HistoryRequest {
   readonly symbols: readonly string[];
   readonly from: string;
   readonly to: string;
-  readonly maxPoints: number;
+  /** Default: 1000, or History.MaxPoints when that is lower. */
+  readonly maxPoints?: number | undefined;
   readonly aggregate: 'auto' | 'raw';
   readonly cursor?: string | undefined;
 }
@@ -47,6 +48,9 @@ export interface HistoryResult {
   to: string;
   series: SeriesResult[];
 }
+
+/** Points per symbol when the query names none: enough for a trend as wide as a screen. */
+const defaultPoints = 1000;
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -106,7 +110,8 @@ export class HistoryQueries {
   }
 
   async query(plcId: string, request: HistoryRequest): Promise<HistoryResult> {
-    const { symbols, maxPoints, aggregate, cursor } = request;
+    const { symbols, aggregate, cursor } = request;
+    const maxPoints = request.maxPoints ?? Math.min(defaultPoints, this.#limits.maxPoints);
     if (symbols.length > this.#limits.maxSymbols) {
       throw new AppError(
         'HISTORY_SYMBOL_LIMIT_EXCEEDED',

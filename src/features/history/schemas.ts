@@ -20,11 +20,12 @@ export const HistoryQuery = Type.Object({
   }),
   from: Type.String({ description: 'ISO 8601 start of the window (inclusive)' }),
   to: Type.String({ description: 'ISO 8601 end of the window (exclusive)' }),
-  maxPoints: Type.Integer({
-    minimum: 1,
-    default: 1000,
-    description: 'Buckets (numbers) or raw samples per symbol; at most History.MaxPoints',
-  }),
+  maxPoints: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: 'Buckets (numbers) or raw samples per symbol; default 1000 (at most History.MaxPoints)',
+    }),
+  ),
   aggregate: Type.Union([Type.Literal('auto'), Type.Literal('raw')], {
     default: 'auto',
     description: 'auto: buckets for numbers, raw changes for other types; raw: samples, paged by cursor',
