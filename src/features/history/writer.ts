@@ -1,6 +1,7 @@
 // The write side of the historian: a bounded buffer of samples, gaps and alarm transitions, flushed to the store
 // in one batch at most FlushIntervalMs after a sample arrived. A slow or unreachable store never blocks the
-// gateway: what does not fit is dropped, counted and stored as a gap once the store answers again.
+// gateway: a sample that does not fit is dropped (the newest: what is held stays contiguous), counted, and stored
+// as a gap once the store answers again.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { AlarmRecord, GapRecord, HistoryStore, StoredSample, WriteBatch } from './store/types.ts';
 
@@ -38,6 +39,8 @@ export class HistoryWriter {
   /** Per PLC: the span of samples dropped since the last flush, stored as an `overflow` gap. */
   readonly #overflow = new Map<string, { from: number; to: number }>();
   #writing: Promise<void> | undefined;
+  /** Samples of the batch being written: they come back if the write fails, so they count against the bound. */
+  #inFlight = 0;
   #failing = false;
   readonly #written: Counter;
   readonly #dropped: Counter;
@@ -79,7 +82,7 @@ export class HistoryWriter {
   }
 
   add(plcId: string, sample: StoredSample): void {
-    if (this.#samples.length >= this.#bufferLength) {
+    if (this.#samples.length + this.#inFlight >= this.#bufferLength) {
       this.#drop(plcId, sample.t, sample.t);
       return;
     }
@@ -148,6 +151,7 @@ export class HistoryWriter {
     this.#gaps = [];
     this.#closeGaps = [];
     this.#alarms = [];
+    this.#inFlight = batch.samples.length;
     try {
       await this.#store.write(batch);
       this.#written.inc(batch.samples.length);
@@ -159,6 +163,8 @@ export class HistoryWriter {
         this.#log.warn({ err: (err as Error).message }, 'history store write failed; retrying');
       this.#failing = true;
       this.#requeue(batch, plcs);
+    } finally {
+      this.#inFlight = 0;
     }
   }
 

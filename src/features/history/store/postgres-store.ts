@@ -1,5 +1,5 @@
-// The historian on PostgreSQL, the store replicas share: each flush is one transaction of array inserts, alarm
-// transitions are keyed by (plc, seq) so replicas writing the same transition store it once.
+// The historian on PostgreSQL, the store replicas share: each flush is one transaction of array inserts; samples
+// are keyed by (series, PLC time) and alarm transitions by (plc, seq), so what two replicas both saw is stored once.
 import pg from 'pg';
 import type {
   AlarmRecord,
@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS history_samples (
   int BIGINT,
   txt TEXT
 );
-CREATE INDEX IF NOT EXISTS history_samples_series_t ON history_samples (series, t, id);
+-- Replicas recording the same PLC see the same change with the same PLC time: it is stored once.
+CREATE UNIQUE INDEX IF NOT EXISTS history_samples_series_t ON history_samples (series, t);
 CREATE INDEX IF NOT EXISTS history_samples_t ON history_samples (t);
 CREATE TABLE IF NOT EXISTS history_gaps (
   id BIGSERIAL PRIMARY KEY,
@@ -138,7 +139,8 @@ export class PostgresHistoryStore implements HistoryStore {
         const s = batch.samples;
         await client.query(
           `INSERT INTO history_samples (series, t, num, int, txt)
-           SELECT * FROM unnest($1::int[], $2::bigint[], $3::float8[], $4::bigint[], $5::text[])`,
+           SELECT * FROM unnest($1::int[], $2::bigint[], $3::float8[], $4::bigint[], $5::text[])
+           ON CONFLICT DO NOTHING`,
           [
             s.map((x) => x.series),
             s.map((x) => x.t),
