@@ -166,8 +166,15 @@ export class PlcRecorder {
       change: (e) => this.#onChange(s, e),
       invalidated: (err) => {
         s.observation = undefined;
+        // When it returns, its value is recorded again, whatever it was before.
+        s.lastRecordedValue = undefined;
+        s.lastRecordedNum = undefined;
+        s.current = undefined;
         s.retryAt = this.#now() + retryMs;
-        this.#log.warn({ plcId: this.plcId, symbol: s.symbol, code: err.code }, 'recorded symbol vanished');
+        this.#log.warn(
+          { plcId: this.plcId, symbol: s.symbol, code: err.code },
+          'recorded symbol vanished; recorded again when it returns',
+        );
       },
     });
     s.observation = observation;

@@ -36,7 +36,9 @@ export const HistoryQuery = Type.Object({
 const Gap = Type.Object({
   from: Type.String(),
   to: Type.Union([Type.String(), Type.Null()], { description: 'null: still open (the PLC is still down)' }),
-  reason: Type.Union([Type.Literal('unreachable'), Type.Literal('overflow'), Type.Literal('vanished')]),
+  reason: Type.Union([Type.Literal('unreachable'), Type.Literal('overflow')], {
+    description: 'unreachable: the PLC was down; overflow: samples were dropped (the store was slow or down)',
+  }),
 });
 
 export const HistoryResultSchema = Type.Object({

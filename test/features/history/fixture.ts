@@ -15,14 +15,15 @@ import { bearer, mintToken } from '../../helpers/tokens.ts';
 export const t0 = Date.UTC(2026, 10, 28, 10, 0, 0);
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
-export function historyProgram(): SimulatedPlc['program'] {
+/** The recorded program; `withTemp: false` is a download without MAIN.fTemp. */
+export function historyProgram(options: { withTemp?: boolean } = {}): SimulatedPlc['program'] {
   const b = new ProgramBuilder();
   b.struct('ST_Axis', [
     { name: 'rPosition', type: 'LREAL' },
     { name: 'bEnabled', type: 'BOOL' },
   ]);
   b.symbol('GVL_HMI.aAxes', 'ARRAY [0..2] OF ST_Axis');
-  b.symbol('MAIN.fTemp', 'LREAL', { value: 20 });
+  if (options.withTemp ?? true) b.symbol('MAIN.fTemp', 'LREAL', { value: 20 });
   b.symbol('MAIN.nBig', 'LINT', { value: '0' });
   b.symbol('MAIN.uBig', 'ULINT', { value: '0' });
   b.symbol('MAIN.bOn', 'BOOL', { value: false });

@@ -2,7 +2,17 @@
 // values exactly, deadband and MaxIntervalSeconds, `[*]` paths, gaps while the PLC is down, a restart.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { historyUrl, iso, seriesOf, startHistoryRig, t0, untilSamples, type HistoryRig } from './fixture.ts';
+import { ConfigError } from '../../../src/config/schema.ts';
+import {
+  historyProgram,
+  historyUrl,
+  iso,
+  seriesOf,
+  startHistoryRig,
+  t0,
+  untilSamples,
+  type HistoryRig,
+} from './fixture.ts';
 
 let rig: HistoryRig | undefined;
 afterEach(async () => {
@@ -169,5 +179,48 @@ describe('history recording (SQLite)', () => {
     await rig.restart();
     const s = await untilSamples(rig, 'MAIN.nCount', 2);
     assert.deepEqual(s.samples?.[1], { t: iso(t0 + 10), value: 7 });
+  });
+
+  it('refuses to start with every unknown or composite symbol listed', async () => {
+    await assert.rejects(
+      startHistoryRig({
+        symbols: [
+          { Path: 'MAIN.nope' },
+          { Path: 'MAIN.fTemp' },
+          { Path: 'GVL_HMI.aAxes' },
+          { Path: 'X[*].y' },
+        ],
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.deepEqual(err.problems, [
+          "History.Targets.line1.Symbols: 'MAIN.nope': no such symbol",
+          "History.Targets.line1.Symbols: 'GVL_HMI.aAxes': GVL_HMI.aAxes is a struct or array; record its members instead",
+          "History.Targets.line1.Symbols: 'X[*].y': no such symbol",
+        ]);
+        return true;
+      },
+    );
+  });
+
+  it('logs a symbol that vanished with a download and records it again when it returns', async () => {
+    const logs: Array<Record<string, unknown>> = [];
+    rig = await startHistoryRig({ symbols: [{ Path: 'MAIN.fTemp' }, { Path: 'MAIN.nCount' }], logs });
+    await untilSamples(rig, 'MAIN.fTemp', 1);
+    rig.plc.load(historyProgram({ withTemp: false }));
+    await rig.until(
+      () =>
+        Promise.resolve(
+          logs.some((l) => l.msg === 'recorded symbol vanished; recorded again when it returns'),
+        ),
+      'the vanished symbol logged',
+    );
+    assert.equal(logs.find((l) => l.symbol === 'MAIN.fTemp' && l.code)?.code, 'SYMBOL_INVALIDATED');
+    rig.plcTime = t0 + 100;
+    rig.plc.load(historyProgram());
+    // Retried after five seconds of the gateway clock: then its value (20 again) is recorded anew.
+    rig.gatewayTime = t0 + 5000;
+    const s = await untilSamples(rig, 'MAIN.fTemp', 2);
+    assert.deepEqual(s.samples?.[1], { t: iso(t0 + 100), value: 20 });
   });
 });

@@ -20,7 +20,7 @@ export interface GapRecord {
   readonly from: number;
   /** null while the gap is still open (the PLC is still down). */
   readonly to: number | null;
-  readonly reason: 'unreachable' | 'overflow' | 'vanished';
+  readonly reason: 'unreachable' | 'overflow';
 }
 
 /** One alarm transition as stored; `entry` is the journal entry's JSON. */
