@@ -116,10 +116,12 @@ function clusterRules(settings: Record<string, unknown>): string[] {
     );
 }
 
-/** History: its store must be reachable by every replica, and its targets must be configured PLCs. */
+/** History (flag History): its store must be shared by the replicas, and its targets must be configured PLCs. */
 function historyRules(settings: Record<string, unknown>): string[] {
   const history = isRecord(settings.History) ? settings.History : {};
-  if (history.Enabled !== true) return [];
+  const features = isRecord(settings.Features) ? settings.Features : {};
+  const flag = features.History;
+  if (flag !== true && !(isRecord(flag) && flag.Enabled === true)) return [];
   const problems: string[] = [];
   const postgres = isRecord(history.Postgres) ? history.Postgres : {};
   const cluster = isRecord(settings.Cluster) ? settings.Cluster : {};

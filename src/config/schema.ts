@@ -23,6 +23,7 @@ export const featureNames = [
   'Mcp',
   'Simulation',
   'EtherCatDiagnostics',
+  'History',
 ] as const;
 export type FeatureName = (typeof featureNames)[number];
 
@@ -40,6 +41,7 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
   Mcp: false,
   Simulation: false,
   EtherCatDiagnostics: false,
+  History: false,
 };
 
 const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);
@@ -194,7 +196,6 @@ const HistorySymbolSettings = Type.Object(
 
 const HistorySettings = Type.Object(
   {
-    Enabled: Type.Boolean({ default: false }),
     Store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')], {
       default: 'sqlite',
       errorMessage: 'must be sqlite or postgres',

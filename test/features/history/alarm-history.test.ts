@@ -29,8 +29,8 @@ describe('alarm history in the store', () => {
       now: clock.now,
       alarm: { JournalLength: 2 },
       settings: {
-        Features: { Alarms: true, Simulation: true, Variables: true, Rpc: true },
-        History: { Enabled: true, Path: join(dir, 'history.db'), FlushIntervalMs: 10 },
+        Features: { Alarms: true, Simulation: true, Variables: true, Rpc: true, History: true },
+        History: { Path: join(dir, 'history.db'), FlushIntervalMs: 10 },
       },
     });
     clock.advance(1000);

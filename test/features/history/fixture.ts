@@ -75,8 +75,8 @@ export async function startHistoryRig(options: RigOptions): Promise<HistoryRig> 
     // Polling queries would spend the default budget on a clock that only the test moves.
     RateLimiting: { HistoryQueries: 1_000_000, GlobalPerUser: 1_000_000 },
     ...options.settings,
+    Features: { History: true, ...(options.settings?.Features as object | undefined) },
     History: {
-      Enabled: true,
       Path: join(dir, 'history.db'),
       FlushIntervalMs: 10,
       ...options.history,

@@ -180,3 +180,20 @@ describe('history query rate limit', () => {
     }
   });
 });
+
+describe('history flag off', () => {
+  it('answers 501 FEATURE_DISABLED and records nothing', async () => {
+    const off = await startHistoryRig({
+      symbols: [{ Path: 'MAIN.fTemp' }],
+      settings: { Features: { History: false } },
+    });
+    try {
+      const res = await off.get(historyUrl(['MAIN.fTemp'], t0, t0 + 10));
+      assert.equal(res.statusCode, 501);
+      assert.equal(body(res).error?.code, 'FEATURE_DISABLED');
+      assert.equal((await off.get('/api/plcs/line1/history/symbols')).statusCode, 501);
+    } finally {
+      await off.close();
+    }
+  });
+});
