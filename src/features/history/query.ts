@@ -1,6 +1,7 @@
 // History queries: per symbol, at most maxPoints buckets {t,min,max,first,last,count} for numbers (every spike
 // survives downsampling) or the raw changes for other types, the gaps of the window, and raw paging by cursor.
 import { AppError, isAppError } from '../../errors.ts';
+import { ServiceKey } from '../../http/service-directory.ts';
 import type { PlcValue } from '../../targets/target.ts';
 import type { GapRecord, HistoryStore, SeriesInfo } from './store/types.ts';
 import { decode, isNumeric, numberOut } from './values.ts';
@@ -202,3 +203,6 @@ function csvCell(value: PlcValue): string {
   const text = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
+
+/** The history queries, for the other front doors (MCP). */
+export const historyQueriesKey = new ServiceKey<HistoryQueries>('history');

@@ -6,13 +6,9 @@ import { targetOf } from '../../guards/install-guards.ts';
 import { envelopeResponses, ok } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../http/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
-import { ServiceKey } from '../../http/service-directory.ts';
 import { startHistorian } from './historian.ts';
-import type { HistoryQueries } from './query.ts';
+import { historyQueriesKey, type HistoryQueries } from './query.ts';
 import { HistoryQuery, HistoryResultSchema, RecordedSymbols } from './schemas.ts';
-
-/** The history queries, for the other front doors (MCP). */
-export const historyQueriesKey = new ServiceKey<HistoryQueries>('history');
 
 export const historyRoutes: FeaturePlugin = async (app, context) => {
   // Registered with the flag off too (501 FEATURE_DISABLED, hidden from OpenAPI and MCP), but nothing runs.

@@ -1,6 +1,7 @@
 // What the tool modules are built from: the app's feature context and a logger.
 import type { FeatureContext } from '../../../http/feature-context.ts';
 import { alarmServiceKey, type AlarmService } from '../../alarms/service.ts';
+import { historyQueriesKey, type HistoryQueries } from '../../history/query.ts';
 import { symbolBrowserKey, type SymbolBrowser } from '../../symbols/service.ts';
 
 export interface ToolLog {
@@ -31,4 +32,9 @@ export function alarmService(context: FeatureContext): AlarmService {
 /** The symbol browser the symbol routes published. */
 export function symbolBrowser(context: FeatureContext): SymbolBrowser {
   return required(context.services.find(symbolBrowserKey), 'symbol browser');
+}
+
+/** The history queries the history routes published (flag History). */
+export function historyQueries(context: FeatureContext): HistoryQueries {
+  return required(context.services.find(historyQueriesKey), 'history');
 }
