@@ -35,6 +35,7 @@ export const historyRoutes: FeaturePlugin = async (app, context) => {
           'Numbers answer at most maxPoints buckets { t, min, max, first, last, count } (a one-sample spike ' +
           'survives); other types their raw changes. aggregate=raw pages through samples with nextCursor. ' +
           '`Accept: text/csv` streams the same as CSV. 404 SYMBOL_NOT_RECORDED for a symbol not recorded.',
+        produces: ['application/json', 'text/csv'],
         params: PlcIdParams,
         querystring: HistoryQuery,
         response: envelopeResponses(HistoryResultSchema),
