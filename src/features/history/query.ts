@@ -3,7 +3,8 @@
 import { AppError, isAppError } from '../../errors.ts';
 import { ServiceKey } from '../../http/service-directory.ts';
 import type { PlcValue } from '../../targets/target.ts';
-import type { GapRecord, HistoryStore, SeriesInfo } from './store/types.ts';
+import { innerSpan, mergeBuckets, rollupMs } from './store/rollups.ts';
+import type { GapRecord, HistoryStore, SeriesInfo, ValueKind } from './store/types.ts';
 import { decode, isNumeric, numberOut } from './values.ts';
 
 export interface QueryLimits {
@@ -86,6 +87,17 @@ function decodeCursor(cursor: string): { t: number; id: number } {
   throw new AppError('VALIDATION_ERROR', 'cursor is not one this route handed out.');
 }
 
+/**
+ * The bucket grid of a window: at most `maxPoints` buckets. Buckets a second or wider start on whole seconds
+ * (so per-second rollups answer them); narrower ones start at `from`.
+ */
+function grid(from: number, to: number, maxPoints: number): { origin: number; width: number } {
+  const width = Math.max(1, Math.ceil((to - from) / maxPoints));
+  if (width < rollupMs) return { origin: from, width };
+  const origin = Math.floor(from / rollupMs) * rollupMs;
+  return { origin, width: Math.ceil(Math.ceil((to - origin) / maxPoints) / rollupMs) * rollupMs };
+}
+
 /** Store failures become 503 HISTORY_UNAVAILABLE: the caller can retry. */
 async function reach<T>(work: Promise<T>): Promise<T> {
   try {
@@ -146,8 +158,8 @@ export class HistoryQueries {
     for (const info of wanted) {
       const base = { symbol: info.symbol, type: info.typeName, kind: info.kind, gaps };
       if (aggregate === 'auto' && isNumeric(info.kind)) {
-        const width = Math.max(1, Math.ceil((window.to - window.from) / maxPoints));
-        const rows = await reach(this.#store.buckets(info.id, info.kind, window.from, window.to, width));
+        const { origin, width } = grid(window.from, window.to, maxPoints);
+        const rows = await reach(this.#buckets(info.id, info.kind, origin, window.from, window.to, width));
         const out = (v: number | bigint) => numberOut(info.kind, v);
         series.push({
           ...base,
@@ -174,6 +186,18 @@ export class HistoryQueries {
       });
     }
     return { plcId, from: iso(window.from), to: iso(window.to), series };
+  }
+
+  /** Buckets from the per-second rollups where they answer, the raw samples at the partial seconds. */
+  async #buckets(series: number, kind: ValueKind, origin: number, from: number, to: number, width: number) {
+    const inner = kind === 'number' ? innerSpan(origin, from, to, width) : undefined;
+    if (inner === undefined) return this.#store.buckets(series, kind, origin, from, to, width);
+    const parts = await Promise.all([
+      from < inner.from ? this.#store.buckets(series, kind, origin, from, inner.from, width) : [],
+      this.#store.rollupBuckets(series, origin, inner.from, inner.to, width),
+      inner.to < to ? this.#store.buckets(series, kind, origin, inner.to, to, width) : [],
+    ]);
+    return mergeBuckets(parts);
   }
 
   /** CSV of a query, page by page for raw samples (one line per bucket or sample). */

@@ -39,20 +39,45 @@ describe('history recording (SQLite)', () => {
     await untilSamples(rig, 'MAIN.fTemp', 1);
     for (let i = 1; i <= 100; i++) await rig.write('MAIN.fTemp', i === 57 ? 999 : 20 + (i % 2), t0 + i * 100);
     await untilSamples(rig, 'MAIN.fTemp', 101);
+    // Buckets a second or wider start on whole seconds: 10.1 s in at most 10 buckets is 6 of 2 s.
     const [s] = await seriesOf(rig, historyUrl(['MAIN.fTemp'], t0, t0 + 10_100, { maxPoints: 10 }));
-    assert.equal(s?.bucketMs, 1010);
-    assert.equal(s?.buckets?.length, 10);
+    assert.equal(s?.bucketMs, 2000);
+    assert.equal(s?.buckets?.length, 6);
     const spike = s?.buckets?.find((b) => b.max === 999);
     assert.ok(spike, 'the spike survives downsampling');
-    assert.equal(spike.t, iso(t0 + 5 * 1010));
+    assert.equal(spike.t, iso(t0 + 4000));
     assert.equal(spike.min, 20);
     assert.equal(
       s?.buckets?.reduce((n, b) => n + b.count, 0),
       101,
     );
-    const first = s?.buckets?.[0];
-    // t0 .. t0+1000: the initial 20, then 21, 20, ... (eleven samples, the last one 20).
-    assert.deepEqual(first, { t: iso(t0), min: 20, max: 21, first: 20, last: 20, count: 11 });
+    // t0 .. t0+1900: the initial 20, then 21, 20, ... (twenty samples, the last one 21).
+    assert.deepEqual(s?.buckets?.[0], { t: iso(t0), min: 20, max: 21, first: 20, last: 21, count: 20 });
+    // The last bucket ends past the whole seconds: t0+10000 comes from the raw samples.
+    assert.deepEqual(s?.buckets?.[5], {
+      t: iso(t0 + 10_000),
+      min: 20,
+      max: 20,
+      first: 20,
+      last: 20,
+      count: 1,
+    });
+    // A window off the whole seconds: partial seconds at both ends from the raw samples, the same answer.
+    const [off] = await seriesOf(rig, historyUrl(['MAIN.fTemp'], t0 + 50, t0 + 9_950, { maxPoints: 5 }));
+    assert.equal(off?.bucketMs, 2000);
+    assert.deepEqual(off?.buckets?.[0], { t: iso(t0), min: 20, max: 21, first: 21, last: 21, count: 19 });
+    assert.equal(
+      off?.buckets?.reduce((n, b) => n + b.count, 0),
+      99,
+    );
+    assert.deepEqual(off?.buckets?.[4], {
+      t: iso(t0 + 8000),
+      min: 20,
+      max: 21,
+      first: 20,
+      last: 21,
+      count: 20,
+    });
   });
 
   it('stores 64-bit integers exactly, signed and unsigned, raw and in buckets', async () => {

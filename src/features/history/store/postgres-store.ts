@@ -8,9 +8,11 @@ import type {
   HistoryStore,
   RawRow,
   SeriesInfo,
+  StoredSample,
   ValueKind,
   WriteBatch,
 } from './types.ts';
+import { rollupMs, rollupsOf, type RollupRow } from './rollups.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS history_series (
@@ -33,6 +35,18 @@ CREATE TABLE IF NOT EXISTS history_samples (
 -- Replicas recording the same PLC see the same change with the same PLC time: it is stored once.
 CREATE UNIQUE INDEX IF NOT EXISTS history_samples_series_t ON history_samples (series, t);
 CREATE INDEX IF NOT EXISTS history_samples_t ON history_samples (t);
+CREATE TABLE IF NOT EXISTS history_rollups (
+  series INTEGER NOT NULL,
+  t BIGINT NOT NULL,
+  mn DOUBLE PRECISION NOT NULL,
+  mx DOUBLE PRECISION NOT NULL,
+  c BIGINT NOT NULL,
+  tf BIGINT NOT NULL,
+  f DOUBLE PRECISION NOT NULL,
+  tl BIGINT NOT NULL,
+  l DOUBLE PRECISION NOT NULL,
+  PRIMARY KEY (series, t)
+);
 CREATE TABLE IF NOT EXISTS history_gaps (
   id BIGSERIAL PRIMARY KEY,
   plc_id TEXT NOT NULL,
@@ -53,6 +67,11 @@ CREATE INDEX IF NOT EXISTS history_alarm_events_at ON history_alarm_events (plc_
 
 const column = (kind: ValueKind): 'num' | 'int' | 'txt' =>
   kind === 'number' ? 'num' : kind === 'string' ? 'txt' : 'int';
+
+/** The samples of a batch the store took (another replica may have stored the same ones already). */
+function inserted(samples: readonly StoredSample[], keys: ReadonlySet<string>): StoredSample[] {
+  return samples.filter((s) => keys.has(`${s.series}:${s.t}`));
+}
 
 /** BIGINT answers as text; numbers, or exact BigInts for the integer column. */
 const big = (v: string | null): bigint | null => (v === null ? null : BigInt(v));
@@ -135,12 +154,13 @@ export class PostgresHistoryStore implements HistoryStore {
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN');
+      let inserts: ReadonlySet<string> = new Set();
       if (batch.samples.length > 0) {
         const s = batch.samples;
-        await client.query(
+        const { rows } = await client.query<{ series: number; t: string }>(
           `INSERT INTO history_samples (series, t, num, int, txt)
            SELECT * FROM unnest($1::int[], $2::bigint[], $3::float8[], $4::bigint[], $5::text[])
-           ON CONFLICT DO NOTHING`,
+           ON CONFLICT DO NOTHING RETURNING series, t`,
           [
             s.map((x) => x.series),
             s.map((x) => x.t),
@@ -148,6 +168,21 @@ export class PostgresHistoryStore implements HistoryStore {
             s.map((x) => (x.int === null ? null : x.int.toString())),
             s.map((x) => x.txt),
           ],
+        );
+        inserts = new Set(rows.map((r) => `${r.series}:${r.t}`));
+      }
+      const rollups = rollupsOf(inserted(batch.samples, inserts));
+      if (rollups.length > 0) {
+        const col = <K extends keyof RollupRow>(k: K) => rollups.map((r) => r[k]);
+        await client.query(
+          `INSERT INTO history_rollups AS r (series, t, mn, mx, c, tf, f, tl, l)
+           SELECT * FROM unnest($1::int[], $2::bigint[], $3::float8[], $4::float8[], $5::bigint[], $6::bigint[],
+             $7::float8[], $8::bigint[], $9::float8[])
+           ON CONFLICT (series, t) DO UPDATE SET mn = LEAST(r.mn, EXCLUDED.mn), mx = GREATEST(r.mx, EXCLUDED.mx),
+             c = r.c + EXCLUDED.c,
+             f = CASE WHEN EXCLUDED.tf < r.tf THEN EXCLUDED.f ELSE r.f END, tf = LEAST(r.tf, EXCLUDED.tf),
+             l = CASE WHEN EXCLUDED.tl >= r.tl THEN EXCLUDED.l ELSE r.l END, tl = GREATEST(r.tl, EXCLUDED.tl)`,
+          [col('series'), col('t'), col('mn'), col('mx'), col('c'), col('tf'), col('f'), col('tl'), col('l')],
         );
       }
       for (const c of batch.closeGaps) {
@@ -181,6 +216,7 @@ export class PostgresHistoryStore implements HistoryStore {
   async buckets(
     series: number,
     kind: ValueKind,
+    origin: number,
     from: number,
     to: number,
     width: number,
@@ -195,22 +231,57 @@ export class PostgresHistoryStore implements HistoryStore {
       l: number | string;
     }>(
       `WITH g AS (
-         SELECT (t - $2) / $4 AS b, MIN(${x}) AS mn, MAX(${x}) AS mx, COUNT(*) AS c, MIN(t) AS t0, MAX(t) AS t1
+         SELECT (t - $5) / $4 AS b, MIN(${x}) AS mn, MAX(${x}) AS mx, COUNT(*) AS c, MIN(t) AS t0, MAX(t) AS t1
          FROM history_samples WHERE series = $1 AND t >= $2 AND t < $3 GROUP BY 1
        )
        SELECT b, mn, mx, c,
          (SELECT ${x} FROM history_samples WHERE series = $1 AND t = g.t0 ORDER BY id LIMIT 1) AS f,
          (SELECT ${x} FROM history_samples WHERE series = $1 AND t = g.t1 ORDER BY id DESC LIMIT 1) AS l
        FROM g ORDER BY b`,
-      [series, from, to, width],
+      [series, from, to, width, origin],
     );
     const value = (v: number | string): number | bigint => (kind === 'number' ? Number(v) : BigInt(v));
     return rows.map((r) => ({
-      t: from + Number(r.b) * width,
+      t: origin + Number(r.b) * width,
       min: value(r.mn),
       max: value(r.mx),
       first: value(r.f),
       last: value(r.l),
+      count: Number(r.c),
+    }));
+  }
+
+  async rollupBuckets(
+    series: number,
+    origin: number,
+    from: number,
+    to: number,
+    width: number,
+  ): Promise<BucketRow[]> {
+    const { rows } = await this.#pool.query<{
+      b: string;
+      mn: number;
+      mx: number;
+      c: string;
+      f: number;
+      l: number;
+    }>(
+      `WITH g AS (
+         SELECT (t - $5) / $4 AS b, MIN(mn) AS mn, MAX(mx) AS mx, SUM(c) AS c, MIN(t) AS t0, MAX(t) AS t1
+         FROM history_rollups WHERE series = $1 AND t >= $2 AND t < $3 GROUP BY 1
+       )
+       SELECT b, mn, mx, c,
+         (SELECT f FROM history_rollups WHERE series = $1 AND t = g.t0) AS f,
+         (SELECT l FROM history_rollups WHERE series = $1 AND t = g.t1) AS l
+       FROM g ORDER BY b`,
+      [series, from, to, width, origin],
+    );
+    return rows.map((r) => ({
+      t: origin + Number(r.b) * width,
+      min: r.mn,
+      max: r.mx,
+      first: r.f,
+      last: r.l,
       count: Number(r.c),
     }));
   }
@@ -272,6 +343,7 @@ export class PostgresHistoryStore implements HistoryStore {
     );
     const deleted = rowCount ?? 0;
     if (deleted < limit) {
+      await this.#pool.query('DELETE FROM history_rollups WHERE t + $2 <= $1', [before, rollupMs]);
       await this.#pool.query('DELETE FROM history_gaps WHERE t_to IS NOT NULL AND t_to < $1', [before]);
       await this.#pool.query('DELETE FROM history_alarm_events WHERE at < $1', [before]);
     }

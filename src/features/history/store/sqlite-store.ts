@@ -13,6 +13,7 @@ import type {
   ValueKind,
   WriteBatch,
 } from './types.ts';
+import { rollupMs, rollupsOf } from './rollups.ts';
 
 const schema = `
 CREATE TABLE IF NOT EXISTS series (
@@ -33,6 +34,18 @@ CREATE TABLE IF NOT EXISTS samples (
 );
 CREATE INDEX IF NOT EXISTS samples_series_t ON samples (series, t);
 CREATE INDEX IF NOT EXISTS samples_t ON samples (t);
+CREATE TABLE IF NOT EXISTS rollups (
+  series INTEGER NOT NULL,
+  t INTEGER NOT NULL,
+  mn REAL NOT NULL,
+  mx REAL NOT NULL,
+  c INTEGER NOT NULL,
+  tf INTEGER NOT NULL,
+  f REAL NOT NULL,
+  tl INTEGER NOT NULL,
+  l REAL NOT NULL,
+  PRIMARY KEY (series, t)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS gaps (
   id INTEGER PRIMARY KEY,
   plc_id TEXT NOT NULL,
@@ -162,11 +175,20 @@ export class SqliteHistoryStore implements HistoryStore {
       const sample = db.prepare('INSERT INTO samples (series, t, num, int, txt) VALUES (?, ?, ?, ?, ?)');
       const gap = db.prepare('INSERT INTO gaps (plc_id, t_from, t_to, reason) VALUES (?, ?, ?, ?)');
       const close = db.prepare('UPDATE gaps SET t_to = ? WHERE plc_id = ? AND t_to IS NULL');
+      const rollup = db.prepare(
+        `INSERT INTO rollups (series, t, mn, mx, c, tf, f, tl, l)
+         VALUES (@series, @t, @mn, @mx, @c, @tf, @f, @tl, @l)
+         ON CONFLICT (series, t) DO UPDATE SET mn = MIN(mn, excluded.mn), mx = MAX(mx, excluded.mx),
+           c = c + excluded.c,
+           f = CASE WHEN excluded.tf < tf THEN excluded.f ELSE f END, tf = MIN(tf, excluded.tf),
+           l = CASE WHEN excluded.tl >= tl THEN excluded.l ELSE l END, tl = MAX(tl, excluded.tl)`,
+      );
       const alarm = db.prepare(
         'INSERT INTO alarm_events (plc_id, seq, at, entry) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
       );
       db.transaction(() => {
         for (const s of batch.samples) sample.run(s.series, s.t, s.num, s.int, s.txt);
+        for (const r of rollupsOf(batch.samples)) rollup.run(r);
         for (const c of batch.closeGaps) close.run(c.at, c.plcId);
         for (const g of batch.gaps) gap.run(g.plcId, g.from, g.to, g.reason);
         for (const a of batch.alarms) alarm.run(a.plcId, a.seq, a.at, a.entry);
@@ -174,13 +196,20 @@ export class SqliteHistoryStore implements HistoryStore {
     });
   }
 
-  buckets(series: number, kind: ValueKind, from: number, to: number, width: number): Promise<BucketRow[]> {
+  buckets(
+    series: number,
+    kind: ValueKind,
+    origin: number,
+    from: number,
+    to: number,
+    width: number,
+  ): Promise<BucketRow[]> {
     return settle(() => {
       const x = column(kind);
       const rows = this.#open
         .prepare(
           `WITH g AS (
-             SELECT CAST((t - @from) / @width AS INTEGER) AS b, MIN(${x}) AS mn, MAX(${x}) AS mx, COUNT(*) AS c,
+             SELECT CAST((t - @origin) / @width AS INTEGER) AS b, MIN(${x}) AS mn, MAX(${x}) AS mx, COUNT(*) AS c,
                MIN(t) AS t0, MAX(t) AS t1
              FROM samples WHERE series = @series AND t >= @from AND t < @to GROUP BY b
            )
@@ -190,9 +219,41 @@ export class SqliteHistoryStore implements HistoryStore {
            FROM g ORDER BY b`,
         )
         .safeIntegers(kind !== 'number')
-        .all({ series, from, to, width }) as BucketSql[];
+        .all({ series, origin, from, to, width }) as BucketSql[];
       return rows.map((r) => ({
-        t: from + Number(r.b) * width,
+        t: origin + Number(r.b) * width,
+        min: r.mn,
+        max: r.mx,
+        first: r.f,
+        last: r.l,
+        count: Number(r.c),
+      }));
+    });
+  }
+
+  rollupBuckets(
+    series: number,
+    origin: number,
+    from: number,
+    to: number,
+    width: number,
+  ): Promise<BucketRow[]> {
+    return settle(() => {
+      const rows = this.#open
+        .prepare(
+          `WITH g AS (
+             SELECT CAST((t - @origin) / @width AS INTEGER) AS b, MIN(mn) AS mn, MAX(mx) AS mx, SUM(c) AS c,
+               MIN(t) AS t0, MAX(t) AS t1
+             FROM rollups WHERE series = @series AND t >= @from AND t < @to GROUP BY b
+           )
+           SELECT b, mn, mx, c,
+             (SELECT f FROM rollups WHERE series = @series AND t = g.t0) AS f,
+             (SELECT l FROM rollups WHERE series = @series AND t = g.t1) AS l
+           FROM g ORDER BY b`,
+        )
+        .all({ series, origin, from, to, width }) as BucketSql[];
+      return rows.map((r) => ({
+        t: origin + Number(r.b) * width,
         min: r.mn,
         max: r.mx,
         first: r.f,
@@ -259,6 +320,7 @@ export class SqliteHistoryStore implements HistoryStore {
         .prepare('DELETE FROM samples WHERE rowid IN (SELECT rowid FROM samples WHERE t < ? LIMIT ?)')
         .run(before, limit).changes;
       if (deleted < limit) {
+        db.prepare('DELETE FROM rollups WHERE t + ? <= ?').run(rollupMs, before);
         db.prepare('DELETE FROM gaps WHERE t_to IS NOT NULL AND t_to < ?').run(before);
         db.prepare('DELETE FROM alarm_events WHERE at < ?').run(before);
       }

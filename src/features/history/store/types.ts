@@ -80,8 +80,26 @@ export interface HistoryStore {
   series(plcId: string, symbol: string, kind: ValueKind, typeName: string, settings: string): Promise<number>;
   listSeries(plcId: string): Promise<SeriesInfo[]>;
   write(batch: WriteBatch): Promise<void>;
-  /** Buckets of `width` ms from `from` over [from, to); only buckets holding samples. */
-  buckets(series: number, kind: ValueKind, from: number, to: number, width: number): Promise<BucketRow[]>;
+  /**
+   * Buckets of `width` ms counted from `origin` (<= from) over the samples in [from, to); only buckets holding
+   * samples, each starting at origin + k * width.
+   */
+  buckets(
+    series: number,
+    kind: ValueKind,
+    origin: number,
+    from: number,
+    to: number,
+    width: number,
+  ): Promise<BucketRow[]>;
+  /** The same from the per-second rollups of a number series; [from, to) and the buckets on whole seconds. */
+  rollupBuckets(
+    series: number,
+    origin: number,
+    from: number,
+    to: number,
+    width: number,
+  ): Promise<BucketRow[]>;
   /** Samples in [from, to) after the cursor (time, then id), oldest first, at most `limit`. */
   raw(
     series: number,
