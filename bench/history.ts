@@ -39,14 +39,17 @@ async function ingest(
   const cpu0 = process.cpuUsage();
   const start = performance.now();
   let produced = 0;
-  let t = Date.UTC(2026, 0, 1);
+  const t0 = Date.UTC(2026, 0, 1);
   // Samples arrive as notifications do: in bursts every 10 ms, at `rate` per second.
   while (performance.now() - start < ingestSeconds * 1000) {
-    const due = Math.floor(((performance.now() - start) / 1000) * rate);
+    const elapsed = performance.now() - start;
+    const due = Math.floor((elapsed / 1000) * rate);
+    // Stamped as the PLC would: the burst's notification time.
+    const t = t0 + Math.floor(elapsed);
     for (; produced < due; produced++) {
       const sample: StoredSample = {
         series: series[produced % ingestSymbols]!,
-        t: t++,
+        t,
         num: produced * 0.5,
         int: null,
         txt: null,
