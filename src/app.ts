@@ -18,6 +18,7 @@ import {
 } from './features/ethercat/index.ts';
 import { filesRoutes } from './features/files/index.ts';
 import { healthRoutes } from './features/health/index.ts';
+import { historyRoutes } from './features/history/index.ts';
 import { lifecycleRoutes } from './features/lifecycle/index.ts';
 import { methodsRoutes } from './features/methods/index.ts';
 import { plcsRoutes } from './features/plcs/index.ts';
@@ -181,6 +182,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
   await app.register(etherCatRoutes, context);
+  // After notifications (it records on their shared subscriptions) and alarms (it stores their transitions).
+  await app.register(historyRoutes, context);
   await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
   // Last: the MCP tools mirror the routes above and use the services they published.

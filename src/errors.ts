@@ -5,6 +5,7 @@ export const errorCatalog = {
   VALIDATION_ERROR: { status: 400, message: 'The request is not valid.' },
   TYPE_MISMATCH: { status: 400, message: 'The value does not fit the PLC type.' },
   BATCH_LIMIT_EXCEEDED: { status: 400, message: 'Too many symbols in one batch.' },
+  HISTORY_SYMBOL_LIMIT_EXCEEDED: { status: 400, message: 'Too many symbols in one history query.' },
   SUBSCRIPTION_LIMIT_EXCEEDED: { status: 400, message: 'Too many subscribed symbols for this client.' },
   RESERVED_FILE_NAME: {
     status: 400,
@@ -22,6 +23,7 @@ export const errorCatalog = {
   TYPE_NOT_FOUND: { status: 404, message: 'No such type.' },
   FILE_NOT_FOUND: { status: 404, message: 'No such file.' },
   ALARM_NOT_FOUND: { status: 404, message: 'Nothing is outstanding under this alarm key.' },
+  SYMBOL_NOT_RECORDED: { status: 404, message: 'This symbol is not recorded in the history.' },
   SCENARIO_NOT_CONFIGURED: { status: 404, message: 'This target has no scenario.' },
   MASTER_NOT_FOUND: { status: 404, message: 'No such EtherCAT master on this PLC.' },
   SLAVE_NOT_FOUND: { status: 404, message: 'No such EtherCAT slave on this PLC.' },
@@ -44,6 +46,7 @@ export const errorCatalog = {
   ADS_ERROR: { status: 502, message: 'The PLC answered with an ADS error.' },
   ALARM_ACK_FAILED: { status: 502, message: 'The PLC refused the acknowledgement.' },
   PLC_UNAVAILABLE: { status: 503, message: 'The PLC is not connected.' },
+  HISTORY_UNAVAILABLE: { status: 503, message: 'The history store is unreachable.' },
   CLUSTER_UNAVAILABLE: { status: 503, message: 'The shared store of the replicas (Redis) is unreachable.' },
   ADS_TIMEOUT: { status: 504, message: 'The PLC did not answer in time.' },
   FILE_QUOTA_EXCEEDED: { status: 507, message: "The PLC's file store has no room for this write." },

@@ -129,6 +129,35 @@ function clusterRules(settings: Record<string, unknown>): string[] {
   ];
 }
 
+/** History (flag History): its store must be shared by the replicas, and its targets must be configured PLCs. */
+function historyRules(settings: Record<string, unknown>): string[] {
+  const history = isRecord(settings.History) ? settings.History : {};
+  const features = isRecord(settings.Features) ? settings.Features : {};
+  const flag = features.History;
+  if (flag !== true && !(isRecord(flag) && flag.Enabled === true)) return [];
+  const problems: string[] = [];
+  const postgres = isRecord(history.Postgres) ? history.Postgres : {};
+  const cluster = isRecord(settings.Cluster) ? settings.Cluster : {};
+  if (history.Store === 'postgres' && postgres.ConnectionString === undefined) {
+    problems.push('History.Postgres.ConnectionString: is required when History.Store is postgres');
+  }
+  if (cluster.Redis !== undefined && history.Store !== 'postgres') {
+    problems.push(
+      'History.Store: must be postgres in cluster mode (Cluster.Redis): replicas share one history',
+    );
+  }
+  const targets = isRecord(settings.PlcTargets) ? settings.PlcTargets : {};
+  const recorded = isRecord(history.Targets) ? history.Targets : {};
+  for (const id of Object.keys(recorded)) {
+    if (configuredPlcId(targets, id) === undefined) {
+      problems.push(
+        `History.Targets.${id}: names no configured PLC (add PlcTargets.${id} or remove this entry)`,
+      );
+    }
+  }
+  return problems;
+}
+
 /** Every cross-field problem; tolerant of values the schema already rejected. */
 export function crossFieldProblems(
   settings: Settings | Record<string, unknown>,
@@ -141,5 +170,6 @@ export function crossFieldProblems(
     ...targetRules(s),
     ...clusterRules(s),
     ...consoleRules(s),
+    ...historyRules(s),
   ];
 }

@@ -23,6 +23,7 @@ export const featureNames = [
   'Mcp',
   'Simulation',
   'EtherCatDiagnostics',
+  'History',
 ] as const;
 export type FeatureName = (typeof featureNames)[number];
 
@@ -40,6 +41,7 @@ export const featureDefaults: Readonly<Record<FeatureName, boolean>> = {
   Mcp: false,
   Simulation: false,
   EtherCatDiagnostics: false,
+  History: false,
 };
 
 const FeatureFlag = Type.Union([Type.Boolean(), Type.Object({ Enabled: Type.Boolean() })]);
@@ -175,6 +177,64 @@ const AlarmTargetSettings = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
+const HistorySymbolSettings = Type.Object(
+  {
+    Path: Type.String({
+      minLength: 1,
+      description: 'Symbol path; `[*]` stands for every index of an array (GVL_HMI.aAxes[*].rPosition)',
+    }),
+    Mode: Type.Union([Type.Literal('OnChange'), Type.Literal('Cyclic')], {
+      default: 'OnChange',
+      errorMessage: 'must be OnChange or Cyclic',
+    }),
+    CycleTimeMs: PositiveInt(1000, 'Cyclic: how often the current value is recorded'),
+    Deadband: Type.Number({
+      minimum: 0,
+      default: 0,
+      description: 'OnChange, numbers: a change smaller than this (from the last recorded value) is skipped',
+    }),
+    MaxIntervalSeconds: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: 'Record the current value again after this long without a sample (0: never)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const HistorySettings = Type.Object(
+  {
+    Store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')], {
+      default: 'sqlite',
+      errorMessage: 'must be sqlite or postgres',
+    }),
+    Path: Type.String({ minLength: 1, default: 'data/history.db', description: 'sqlite: the database file' }),
+    Postgres: Type.Object(
+      { ConnectionString: Type.Optional(Type.String({ minLength: 1 })) },
+      { additionalProperties: false, default: {} },
+    ),
+    RetentionDays: PositiveInt(30, 'samples and alarm transitions older than this are deleted'),
+    FlushIntervalMs: Type.Integer({
+      minimum: 10,
+      maximum: 1000,
+      default: 1000,
+      description: 'longest a recorded sample waits in the buffer before it is written',
+    }),
+    BufferLength: PositiveInt(200_000, 'samples held while the store is slow or down; more are dropped'),
+    MaxSymbolsPerQuery: PositiveInt(20, 'symbols one history query may ask for'),
+    MaxPoints: PositiveInt(10_000, 'largest maxPoints (buckets or raw samples per symbol) of one query'),
+    Targets: Type.Record(
+      Type.String(),
+      Type.Object(
+        { Symbols: Type.Array(HistorySymbolSettings, { default: [] }) },
+        { additionalProperties: false, default: {} },
+      ),
+      { default: {} },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const SettingsSchema = Type.Object(
   {
     Urls: Type.String({ default: 'http://127.0.0.1:5000' }),
@@ -217,6 +277,7 @@ export const SettingsSchema = Type.Object(
         NotificationConnections: PositiveInt(5, 'stream connections opened per 60 s per user'),
         Lifecycle: PositiveInt(1, 'per 5 s sliding window per PLC'),
         FileTransfers: PositiveInt(5, 'file reads, writes and listings per second per user per PLC'),
+        HistoryQueries: PositiveInt(10, 'history queries per second per user per PLC'),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -387,6 +448,7 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    History: HistorySettings,
     Http: Type.Object(
       {
         HeadersTimeoutMs: PositiveInt(10_000, 'time to receive the request line and headers'),
@@ -407,6 +469,8 @@ export type Settings = Static<typeof SettingsSchema>;
 export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
 export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
 export type AuthConfig = Static<typeof AuthSettings>;
+export type HistoryConfig = Static<typeof HistorySettings>;
+export type HistorySymbolConfig = Static<typeof HistorySymbolSettings>;
 
 /** A key of the file the loader ignored or mapped instead of validating: logged as a warning at start-up. */
 export interface SettingsWarning {

@@ -31,6 +31,7 @@ describe('loadConfig: defaults', () => {
       NotificationConnections: 5,
       Lifecycle: 1,
       FileTransfers: 5,
+      HistoryQueries: 10,
     });
     assert.deepEqual(settings.Notifications, {
       MaxSymbolsPerClient: 50,

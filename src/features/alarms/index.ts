@@ -2,3 +2,5 @@
 export { alarmsRoutes } from './routes.ts';
 export { alarmServiceKey, type AlarmService } from './service.ts';
 export { parseAcceptLanguage } from './text-catalog.ts';
+export { alarmArchiveKey } from './archive.ts';
+export type { JournalEntry } from './journal.ts';

@@ -11,6 +11,7 @@ import { PlcIdParams } from '../../http/schemas.ts';
 import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
 import { AlarmLeases } from './cluster/alarm-leases.ts';
 import { AlarmListBodies } from './list-body.ts';
+import { alarmArchiveKey } from './archive.ts';
 import { AlarmService, alarmServiceKey } from './service.ts';
 import { alarmStreamRoutes } from './stream-routes.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
@@ -147,9 +148,13 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
       },
       config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: monitored },
     },
-    (request) => {
-      const { after, limit } = request.query;
-      return ok(service.history(targetOf(request).id, after, limit, cultures(request)));
+    async (request) => {
+      const { after, limit, from, to } = request.query;
+      const plcId = targetOf(request).id;
+      if (from === undefined && to === undefined)
+        return ok(service.history(plcId, after, limit, cultures(request)));
+      const archive = services.find(alarmArchiveKey);
+      return ok(await service.historyWindow(plcId, { from, to }, after, limit, cultures(request), archive));
     },
   );
 

@@ -66,6 +66,16 @@ export const HistoryQuery = Type.Object({
     Type.Integer({ minimum: 0, description: 'Entries after this seq; default: the oldest held' }),
   ),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  from: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'ISO 8601: transitions at or after this time, from the history store when one is configured',
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({ format: 'date-time', description: 'ISO 8601: transitions before this time' }),
+  ),
 });
 
 export const HistoryPage = Type.Object({

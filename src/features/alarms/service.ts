@@ -6,6 +6,7 @@ import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import type { MethodResult, PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
 import type { AlarmSource, AlarmSourceFactory } from './alarm-source.ts';
+import type { AlarmArchive } from './archive.ts';
 import { AlarmRenderer, peerOf } from './alarm-view.ts';
 import type { JournalEntry } from './journal.ts';
 import { AlarmMonitor, type AlarmLog } from './monitor.ts';
@@ -153,6 +154,51 @@ export class AlarmService {
     const page = this.monitor(plcId).journal.readSince(after, limit);
     const renderer = this.renderer(cultures);
     return { items: page.entries.map((e) => historyItem(plcId, e, renderer)), nextAfter: page.nextAfter };
+  }
+
+  /**
+   * The transitions of a time window: from the archive when one is published (beyond the journal's length),
+   * else from the journal. 400 VALIDATION_ERROR unless from is before to.
+   */
+  async historyWindow(
+    plcId: string,
+    window: { from?: string | undefined; to?: string | undefined },
+    after: number | undefined,
+    limit: number,
+    cultures: readonly string[],
+    archive: AlarmArchive | undefined,
+  ) {
+    const journal = this.monitor(plcId).journal;
+    const from = window.from === undefined ? -Infinity : Date.parse(window.from);
+    const to = window.to === undefined ? Infinity : Date.parse(window.to);
+    if (Number.isNaN(from) || Number.isNaN(to) || from >= to) {
+      throw new AppError('VALIDATION_ERROR', 'from and to must be ISO 8601 times, from before to.');
+    }
+    let entries: readonly JournalEntry[];
+    if (archive) {
+      const bound = (ms: number) => (Number.isFinite(ms) ? ms : ms > 0 ? Number.MAX_SAFE_INTEGER : 0);
+      entries = await archive.read(plcId, bound(from), bound(to), after ?? 0, limit);
+    } else {
+      const inWindow = (e: JournalEntry) => {
+        const at = Date.parse(e.at);
+        return at >= from && at < to;
+      };
+      const out: JournalEntry[] = [];
+      let cursor = after;
+      for (;;) {
+        const page = journal.readSince(cursor, 1000);
+        out.push(...page.entries.filter(inWindow));
+        if (page.entries.length === 0 || out.length >= limit) break;
+        cursor = page.nextAfter;
+      }
+      entries = out.slice(0, limit);
+    }
+    const renderer = this.renderer(cultures);
+    const last = entries.at(-1);
+    return {
+      items: entries.map((e) => historyItem(plcId, e, renderer)),
+      nextAfter: last ? last.seq : (after ?? journal.newest()),
+    };
   }
 
   /** `plc_ads_alarms`: Unhealthy for an ERROR (or worse) outstanding, Degraded for a WARNING. */

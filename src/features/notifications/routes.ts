@@ -8,7 +8,7 @@ import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { checkEtherCatStream, etherCatDiagnosticsKey, streamEtherCat } from '../ethercat/index.ts';
-import { NotificationService } from './service.ts';
+import { NotificationService, notificationServiceKey } from './service.ts';
 import { symbolKey } from './session.ts';
 
 const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
@@ -50,6 +50,7 @@ export const notificationsRoutes: FeaturePlugin = (
     cycleTimeMs: settings.Notifications.DefaultCycleTimeMs,
     maxSymbols,
   });
+  services.provide(notificationServiceKey, service);
   app.addHook('onClose', () => service.close());
 
   app.get(

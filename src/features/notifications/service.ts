@@ -4,7 +4,8 @@ import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 import type { EventSink } from '../../http/streams/outbox.ts';
 import { NotificationSession } from './session.ts';
 import { DeliveryBatch, deliveryWindowMs, type Schedule } from './delivery-batch.ts';
-import { SharedSubscriptions } from './shared-subscriptions.ts';
+import { ServiceKey } from '../../feature-kit/service-directory.ts';
+import { SharedSubscriptions, type ChangeObserver, type Observation } from './shared-subscriptions.ts';
 
 export interface NotificationSettings {
   readonly cycleTimeMs: number;
@@ -64,19 +65,28 @@ export class NotificationService {
     this.#batch = new DeliveryBatch(deliveryWindowMs(settings.cycleTimeMs), settings.schedule);
   }
 
-  /** A new client session on `target`; its events go to `sink`. Close it when the client goes. */
-  open(target: PlcTarget, sink: EventSink): NotificationSession {
+  #channel(target: PlcTarget): PlcChannel {
     let channel = this.#channels.get(target.id);
     if (channel === undefined) {
       channel = new PlcChannel(target, this.#settings.cycleTimeMs, this.#batch);
       this.#channels.set(target.id, channel);
     }
-    const c = channel;
+    return channel;
+  }
+
+  /** A new client session on `target`; its events go to `sink`. Close it when the client goes. */
+  open(target: PlcTarget, sink: EventSink): NotificationSession {
+    const c = this.#channel(target);
     const session = new NotificationSession(c.shared, sink, this.#settings.maxSymbols, () =>
       c.sessions.delete(session),
     );
     c.sessions.add(session);
     return session;
+  }
+
+  /** Holds `path` of `target` open for an observer inside the gateway, on the subscription clients share. */
+  observe(target: PlcTarget, path: string, observer: ChangeObserver): Observation {
+    return this.#channel(target).shared.observe(path, observer);
   }
 
   /** Target subscriptions open on a PLC (one per symbol in use). */
@@ -91,3 +101,6 @@ export class NotificationService {
     await Promise.all(all.map((c) => c.close()));
   }
 }
+
+/** The app's one NotificationService, for observers inside the gateway (the historian) to share its subscriptions. */
+export const notificationServiceKey = new ServiceKey<NotificationService>('notifications');

@@ -49,15 +49,39 @@ export interface Joined {
   readonly ready: Promise<void>;
 }
 
+/**
+ * A listener inside the gateway (the historian) that holds a symbol like a client does but gets each change as it
+ * arrives, undelivered: it costs the PLC no second notification when clients watch the same symbol.
+ */
+export interface ChangeObserver {
+  change(event: ChangeEvent): void;
+  /** The symbol stopped existing (a program download); the observation has already ended. */
+  invalidated(error: { symbol: string; code: string; message: string }): void;
+}
+
+export interface Observation {
+  /** Settles once the target subscription exists; rejects with its error (the observation has then ended). */
+  readonly ready: Promise<void>;
+  release(): Promise<void>;
+}
+
 export interface Shared {
   readonly key: string;
   readonly members: Set<Membership>;
+  readonly observers: Set<ChangeObserver>;
   /** Who gets this symbol's changes; recomputed after a join or leave. */
   audience: Audience | undefined;
   subscription: Subscription | undefined;
   ready: Promise<void>;
   last: ChangeEvent | undefined;
 }
+
+/** The client an observation joins as: it is never in an audience, so it receives nothing. */
+const observerClient: SymbolClient = {
+  receiverId: -1,
+  receive: () => undefined,
+  invalidated: () => undefined,
+};
 
 export class SharedSubscriptions {
   readonly #target: PlcTarget;
@@ -89,6 +113,7 @@ export class SharedSubscriptions {
       const created: Shared = {
         key,
         members: new Set(),
+        observers: new Set(),
         audience: undefined,
         subscription: undefined,
         ready: Promise.resolve(),
@@ -111,6 +136,30 @@ export class SharedSubscriptions {
     return { membership, ready };
   }
 
+  /** Holds `path` open for `observer`, which gets its changes as they arrive (the last value at once). */
+  observe(path: string, observer: ChangeObserver): Observation {
+    const { membership, ready } = this.join(path, observerClient);
+    const s = membership.shared;
+    // Held as a membership (reference counting) whose client receives nothing; the observer gets raw changes.
+    s.members.delete(membership);
+    s.audience = undefined;
+    s.observers.add(observer);
+    if (s.last !== undefined) observer.change({ ...s.last, symbol: path });
+    let held = true;
+    return {
+      ready: ready.catch((err: unknown) => {
+        s.observers.delete(observer);
+        throw err;
+      }),
+      release: () => {
+        if (!held) return Promise.resolve();
+        held = false;
+        s.observers.delete(observer);
+        return this.#closeIfUnused(s);
+      },
+    };
+  }
+
   /** Called by Membership.release. */
   async leave(m: Membership): Promise<void> {
     // Changes gathered while it held the symbol reach it before it lets go: none after its unsubscribe's answer.
@@ -118,7 +167,11 @@ export class SharedSubscriptions {
     const s = m.shared;
     s.members.delete(m);
     s.audience = undefined;
-    if (s.members.size > 0 || this.#shared.get(s.key) !== s) return;
+    await this.#closeIfUnused(s);
+  }
+
+  async #closeIfUnused(s: Shared): Promise<void> {
+    if (s.members.size > 0 || s.observers.size > 0 || this.#shared.get(s.key) !== s) return;
     this.#shared.delete(s.key);
     // Made or failed: closed once it exists.
     await s.ready.catch(() => undefined);
@@ -147,16 +200,21 @@ export class SharedSubscriptions {
 
   #fanOut(s: Shared, e: ChangeEvent): void {
     s.last = e;
+    for (const o of s.observers) o.change(e);
+    if (s.members.size === 0) return;
     const audience = (s.audience ??= audienceOf(s.members));
     this.#batch.add(audience, e);
   }
 
-  #invalidate(s: Shared, e: { code: string; message: string }): void {
+  #invalidate(s: Shared, e: { symbol: string; code: string; message: string }): void {
     // Changes already seen go out before the error.
     this.#batch.flush();
     if (this.#shared.get(s.key) === s) this.#shared.delete(s.key);
     const members = [...s.members];
     s.members.clear();
+    const observers = [...s.observers];
+    s.observers.clear();
+    for (const o of observers) o.invalidated({ symbol: e.symbol, code: e.code, message: e.message });
     for (const m of members) {
       m.end();
       m.client.invalidated(m, { symbol: m.path, code: e.code, message: e.message });

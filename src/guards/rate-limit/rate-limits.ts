@@ -11,7 +11,8 @@ export type RouteLimitName =
   | 'RpcInvocations'
   | 'NotificationConnections'
   | 'Lifecycle'
-  | 'FileTransfers';
+  | 'FileTransfers'
+  | 'HistoryQueries';
 
 /** Whose budget a request spends: the user's, the user's for one PLC, or the PLC's (shared by all users). */
 type Partition = 'user' | 'user+plc' | 'plc';
@@ -104,6 +105,10 @@ export function createRateLimits(
       limiter: build({ name: 'Lifecycle', kind: 'sliding', limit: settings.Lifecycle, windowMs: 5000 }),
     },
     FileTransfers: { partition: 'user+plc', limiter: fixed('FileTransfers', settings.FileTransfers, 1000) },
+    HistoryQueries: {
+      partition: 'user+plc',
+      limiter: fixed('HistoryQueries', settings.HistoryQueries, 1000),
+    },
   };
   const enabled = settings.Enabled;
   return {

@@ -4,6 +4,7 @@ import type { ToolDeps } from './deps.ts';
 import { alarmTools } from './alarms.ts';
 import { deviceTools } from './device.ts';
 import { etherCatTools } from './ethercat.ts';
+import { historyTools } from './history.ts';
 import { methodTools } from './methods.ts';
 import { simulationTools } from './simulation.ts';
 import { watchTools } from './watch.ts';
@@ -19,6 +20,7 @@ export function allTools(deps: ToolDeps): Tool[] {
     ...symbolTools(deps),
     ...deviceTools(),
     ...alarmTools(deps),
+    ...historyTools(deps),
     ...etherCatTools(deps),
     ...methodTools(deps),
     ...simulationTools(deps),

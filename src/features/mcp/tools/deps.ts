@@ -2,6 +2,7 @@
 import type { FeatureContext } from '../../../feature-kit/feature-context.ts';
 import { type AlarmService, alarmServiceKey } from '../../alarms/index.ts';
 import { type SymbolBrowser, symbolBrowserKey } from '../../symbols/index.ts';
+import { historyQueriesKey, type HistoryQueries } from '../../history/index.ts';
 
 export interface ToolLog {
   info(fields: object, message: string): void;
@@ -31,4 +32,9 @@ export function alarmService(context: FeatureContext): AlarmService {
 /** The symbol browser the symbol routes published. */
 export function symbolBrowser(context: FeatureContext): SymbolBrowser {
   return required(context.services.find(symbolBrowserKey), 'symbol browser');
+}
+
+/** The history queries the history routes published (flag History). */
+export function historyQueries(context: FeatureContext): HistoryQueries {
+  return required(context.services.find(historyQueriesKey), 'history');
 }
