@@ -305,7 +305,7 @@ describe('cluster: a hung Redis', () => {
       const second = await list();
       assert.equal(second.statusCode, 503);
       assert.match(errorOf(second).message, /not answering: a command timed out/);
-      const health = await r.app.inject('/health/ready');
+      const health = await r.app.inject({ url: '/health/ready', headers: await admin() });
       assert.equal(
         health
           .json<{ checks: Array<{ name: string; data: { redis: string } }> }>()

@@ -70,10 +70,10 @@ describe('ADS target: lifecycle and races', () => {
       await plant.plc.files.write('recipes/r0.csv', Buffer.from('v0'));
       // The first write of a connection goes to a temporary name; its FWRITE fails.
       proxy.fault = ({ command, indexGroup }) =>
-        command === 9 && indexGroup === FileWrite ? 1802 : undefined;
+        command === 9 && indexGroup === FileWrite ? 1792 : undefined;
       await assert.rejects(target.files.write('recipes/r1.csv', Buffer.from('v1')), (e: unknown) => {
         assert.ok(e instanceof AppError && e.code === 'ADS_ERROR', String(e));
-        assert.match(e.message, /1802/);
+        assert.match(e.message, /1792/);
         return true;
       });
       proxy.fault = undefined;
@@ -101,8 +101,8 @@ describe('ADS target: lifecycle and races', () => {
       await target.files.write('recipes/r0.csv', Buffer.from('second version'));
       assert.ok(groups.includes(FileRename), `FRENAME used: ${groups.join(',')}`);
       proxy.fault = ({ command, indexGroup }) =>
-        command === 9 && indexGroup === FileWrite ? 1802 : undefined;
-      await assert.rejects(target.files.write('recipes/r0.csv', Buffer.from('third')), /1802/);
+        command === 9 && indexGroup === FileWrite ? 1792 : undefined;
+      await assert.rejects(target.files.write('recipes/r0.csv', Buffer.from('third')), /1792/);
       proxy.fault = undefined;
       assert.equal((await plant.plc.files.read('recipes/r0.csv')).toString(), 'second version');
       assert.deepEqual(
