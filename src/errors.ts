@@ -29,6 +29,7 @@ export const errorCatalog = {
   CONNECTION_LIMIT: { status: 429, message: 'Too many open stream connections.' },
   CONCURRENCY_LIMIT: { status: 429, message: 'Too many long-running calls at once.' },
   NEGOTIATION_LIMIT: { status: 429, message: 'Too many negotiated hub connections not yet connected.' },
+  HUB_TRANSPORT_CONFLICT: { status: 409, message: 'This hub connection already uses another request.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   FEATURE_DISABLED: { status: 501, message: 'This feature is disabled.' },
   TYPE_NOT_SUPPORTED: { status: 501, message: 'The gateway cannot read or write values of this PLC type.' },
