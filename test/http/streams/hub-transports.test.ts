@@ -14,6 +14,7 @@ import {
   type IHttpConnectionOptions,
 } from '@microsoft/signalr';
 import { MessagePackHubProtocol } from '@microsoft/signalr-protocol-msgpack';
+import { decode, encode } from '@msgpack/msgpack';
 import { ProgramBuilder } from '../../../src/simulator/engine/index.ts';
 import { manualDeadlineClock } from '../../helpers/app.ts';
 import { RawHub } from '../../helpers/raw-hub.ts';
@@ -323,9 +324,41 @@ describe('hub connections on every transport end with their token', () => {
   });
 });
 
+/** A MessagePack hub message with its varint length prefix. */
+function prefixed(body: Uint8Array): Buffer {
+  const prefix: number[] = [];
+  let n = body.length;
+  while (n >= 0x80) {
+    prefix.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  prefix.push(n);
+  return Buffer.concat([Buffer.from(prefix), body]);
+}
+
+/** The MessagePack hub messages in `data`, decoded. */
+function unprefixed(data: Buffer): unknown[] {
+  const out: unknown[] = [];
+  let at = 0;
+  while (at < data.length) {
+    let length = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = data[at++] ?? 0;
+      length |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    out.push(decode(data.subarray(at, at + length)));
+    at += length;
+  }
+  return out;
+}
+
 interface Answer {
   status: number;
   body: string;
+  raw: Buffer;
   type: string | undefined;
 }
 
@@ -339,12 +372,17 @@ function call(
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${base}${path}`, { method, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: text, type: res.headers['content-type'] }),
-      );
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        resolve({
+          status: res.statusCode ?? 0,
+          body: raw.toString('utf8'),
+          raw,
+          type: res.headers['content-type'],
+        });
+      });
     });
     req.on('error', reject);
     req.end(body);
@@ -354,13 +392,21 @@ function call(
 describe('hub transports by hand', () => {
   let s: StreamApp;
   const maxMessage = 1024;
+  const maxUnparsed = 512;
   const hubPath = '/api/plcs/plc1/notifications/ws';
   before(async () => {
     s = await startStreamApp('simulated', {
       settings: {
-        Hubs: { MaxMessageBytes: maxMessage, LongPollSeconds: 1, DisconnectTimeoutSeconds: 1 },
+        Hubs: {
+          MaxMessageBytes: maxMessage,
+          MaxUnparsedBytes: maxUnparsed,
+          LongPollSeconds: 1,
+          DisconnectTimeoutSeconds: 1,
+        },
         ConnectionLimits: { MaxPerUser: 2 },
       },
+      // A client timeout far below the poll timeout: LongPolling connections must not be subject to it.
+      streamTimings: { pingIntervalMs: 50, clientTimeoutMs: 200 },
     });
   });
   after(async () => {
@@ -429,6 +475,10 @@ describe('hub transports by hand', () => {
     assert.equal((await call(s.base, 'POST', poll, other, `{"type":6}${RS}`)).status, 404);
     assert.equal((await call(s.base, 'GET', poll, other)).status, 404);
     assert.equal((await call(s.base, 'DELETE', poll, other)).status, 404);
+    // plc_access holds on every request of the connection.
+    const elsewhere = bearer(await mintToken({ plc_access: ['elsewhere'] }));
+    assert.equal((await call(s.base, 'POST', poll, elsewhere, `{"type":6}${RS}`)).status, 403);
+    assert.equal((await call(s.base, 'GET', poll, elsewhere)).status, 403);
     assert.equal((await call(s.base, 'DELETE', poll, auth())).status, 202);
     assert.equal((await call(s.base, 'GET', poll, auth())).status, 404);
     assert.ok(!(await rows(s.app, s.token)).some((r) => r.kind === 'notifications.hub-longpolling'));
@@ -442,6 +492,12 @@ describe('hub transports by hand', () => {
     assert.equal((await call(s.base, 'GET', poll, auth())).body, `{}${RS}`);
     const empty = await call(s.base, 'GET', poll, auth());
     assert.deepEqual([empty.status, empty.body], [200, '']);
+    // No Ping and no client timeout over LongPolling: a second past the 200 ms client timeout it still answers.
+    const invoke = { type: 1, invocationId: '9', target: 'NoSuch', arguments: [] };
+    await call(s.base, 'POST', poll, auth(), JSON.stringify(invoke) + RS);
+    assert.deepEqual(records((await call(s.base, 'GET', poll, auth())).body), [
+      { type: 3, invocationId: '9', error: "Unknown hub method 'NoSuch'." },
+    ]);
     // The client sends Close: the connection ends, the next poll is told so.
     await call(s.base, 'POST', poll, auth(), `{"type":7}${RS}`);
     assert.equal((await call(s.base, 'GET', poll, auth())).status, 204);
@@ -454,6 +510,34 @@ describe('hub transports by hand', () => {
     assert.ok((await rows(s.app, s.token)).some((r) => r.kind === kind));
     await eventually(async () => !(await rows(s.app, s.token)).some((r) => r.kind === kind), 'disconnect');
     assert.equal((await call(s.base, 'GET', `${hubPath}?id=${id}`, auth())).status, 404);
+  });
+
+  it('MessagePack over LongPolling by hand: varint-prefixed arrays; Hubs:MaxUnparsedBytes at its edge', async () => {
+    const id = await negotiate();
+    const poll = `${hubPath}?id=${id}`;
+    const binary = { ...auth(), 'content-type': 'application/octet-stream' };
+    await call(s.base, 'GET', poll, auth());
+    await call(s.base, 'POST', poll, auth(), `{"protocol":"messagepack","version":1}${RS}`);
+    const hs = await call(s.base, 'GET', poll, auth());
+    assert.deepEqual([hs.raw.toString(), hs.type], [`{}${RS}`, 'application/octet-stream']);
+    // An invocation whose MessagePack body is exactly `size` bytes.
+    const invocation = (size: number): Uint8Array => {
+      for (let pad = 0; pad < size; pad++) {
+        const body = encode([1, {}, 'a', 'NoSuch', ['x'.repeat(pad)]]);
+        if (body.length === size) return body;
+      }
+      throw new Error(`no invocation of ${size} bytes`);
+    };
+    assert.equal((await call(s.base, 'POST', poll, binary, prefixed(invocation(maxUnparsed)))).status, 200);
+    const answer = await call(s.base, 'GET', poll, auth());
+    assert.deepEqual(unprefixed(answer.raw), [[3, {}, 'a', 1, "Unknown hub method 'NoSuch'."]]);
+    // One byte more is announced by the prefix: the connection is closed before the body is held.
+    const tooLarge = prefixed(invocation(maxUnparsed + 1)).subarray(0, 10);
+    assert.equal((await call(s.base, 'POST', poll, binary, tooLarge)).status, 200);
+    const [close] = unprefixed((await call(s.base, 'GET', poll, auth())).raw) as [[number, string, boolean]];
+    assert.equal(close[0], 7);
+    assert.match(close[1], /^PAYLOAD_TOO_LARGE: A message of 513 bytes/);
+    assert.equal((await call(s.base, 'GET', poll, auth())).status, 204);
   });
 
   it('POST bodies: Hubs:MaxMessageBytes passes, one byte more is 413 PAYLOAD_TOO_LARGE', async () => {

@@ -16,6 +16,7 @@ export interface HttpHubTransport extends HubTransport {
 export class SseTransport implements HttpHubTransport {
   readonly name = 'ServerSentEvents';
   readonly binary = false;
+  readonly inherentKeepAlive = false;
   readonly #response: ServerResponse;
   #listener: TransportListener | undefined;
 
@@ -73,6 +74,7 @@ interface WaitingPoll {
 export class LongPollingTransport implements HttpHubTransport {
   readonly name = 'LongPolling';
   readonly binary = true;
+  readonly inherentKeepAlive = true;
   readonly #timings: LongPollingTimings;
   readonly #gone: () => void;
   #listener: TransportListener | undefined;
@@ -147,7 +149,7 @@ export class LongPollingTransport implements HttpHubTransport {
           this.#waiting = undefined;
           resolve(this.#answered(a));
         },
-        timer: setTimeout(() => waiting.answer({ status: 200, body: '' }), this.#timings.pollMs),
+        timer: setTimeout(() => waiting.answer({ status: 200, body: '' }), this.#timings.pollMs).unref(),
       };
       this.#waiting = waiting;
       // The client gave up on this poll: what is pending waits for the next one.
@@ -193,7 +195,7 @@ export class LongPollingTransport implements HttpHubTransport {
 
   #armDisconnect(): void {
     clearTimeout(this.#disconnect);
-    this.#disconnect = setTimeout(() => this.#end(), this.#timings.disconnectMs);
+    this.#disconnect = setTimeout(() => this.#end(), this.#timings.disconnectMs).unref();
   }
 
   #end(): void {

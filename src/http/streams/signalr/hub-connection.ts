@@ -101,8 +101,8 @@ export class HubConnection implements EventSink {
   #writing = false;
   #scheduled = false;
   readonly #ping: NodeJS.Timeout;
-  /** The handshake timeout until the handshake, then the client timeout. */
-  #timeout: NodeJS.Timeout;
+  /** The handshake timeout until the handshake, then the client timeout (none over LongPolling). */
+  #timeout: NodeJS.Timeout | undefined;
 
   constructor(transport: HubTransport, options: HubConnectionOptions) {
     this.#transport = transport;
@@ -112,7 +112,7 @@ export class HubConnection implements EventSink {
     this.#budget = new InvocationBudget(options.bounds, options.now);
     options.entry.onEnd((reason) => this.end(endMessages[reason].error, endMessages[reason].allowReconnect));
     this.#ping = setInterval(() => {
-      if (this.#handshaken) this.#write(this.#protocol.ping);
+      if (this.#handshaken && !transport.inherentKeepAlive) this.#write(this.#protocol.ping);
     }, options.pingIntervalMs);
     // Not refreshed by messages: bytes that never make a handshake cannot keep the connection waiting for one.
     this.#timeout = setTimeout(
@@ -189,7 +189,7 @@ export class HubConnection implements EventSink {
   #onMessage(data: Buffer, binary: boolean | undefined): void {
     // Messages the transport had already read when the connection was ended are not parsed.
     if (!this.#open) return;
-    if (this.#handshaken) this.#timeout.refresh();
+    if (this.#handshaken) this.#timeout?.refresh();
     const reader = this.#reader;
     if (reader === undefined) {
       this.#beforeTheHandshake(data);
@@ -261,10 +261,13 @@ export class HubConnection implements EventSink {
     this.#reader = this.#protocol.reader(this.#options.bounds.MaxUnparsedBytes);
     this.#handshaken = true;
     clearTimeout(this.#timeout);
-    this.#timeout = setTimeout(
-      () => this.end('Server timeout elapsed without receiving a message from the client.', false),
-      this.#options.clientTimeoutMs,
-    );
+    // Over LongPolling the client sends no Ping: its polls keep it (the transport's disconnect timeout ends it).
+    this.#timeout = this.#transport.inherentKeepAlive
+      ? undefined
+      : setTimeout(
+          () => this.end('Server timeout elapsed without receiving a message from the client.', false),
+          this.#options.clientTimeoutMs,
+        );
     // The handshake answer is JSON text in either protocol.
     this.#transport.write(handshakeOk, this.#protocol.binary);
     for (const l of this.#readyListeners.splice(0)) l();

@@ -15,6 +15,11 @@ export interface HubTransport {
   readonly name: TransportName;
   /** Whether the transport carries bytes (binary transfer format) as well as text. */
   readonly binary: boolean;
+  /**
+   * The transport itself tells whether the client is there (LongPolling: its polls), so neither side pings and
+   * the client timeout does not apply: stock clients send no Ping over it.
+   */
+  readonly inherentKeepAlive: boolean;
   attach(listener: TransportListener): void;
   /** Writes one message; `written` runs once the transport can take the next (the session's backpressure). */
   write(data: Frame, binary: boolean, written?: () => void): void;

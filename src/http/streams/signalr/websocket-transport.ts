@@ -7,6 +7,7 @@ import type { Frame } from './wire-protocols.ts';
 export class WebSocketTransport implements HubTransport {
   readonly name = 'WebSockets';
   readonly binary = true;
+  readonly inherentKeepAlive = false;
   readonly #socket: WebSocket;
 
   constructor(socket: WebSocket) {
