@@ -402,6 +402,7 @@ describe('hub transports by hand', () => {
           MaxUnparsedBytes: maxUnparsed,
           LongPollSeconds: 1,
           DisconnectTimeoutSeconds: 1,
+          HandshakeTimeoutSeconds: 2,
         },
         ConnectionLimits: { MaxPerUser: 2 },
       },
@@ -538,6 +539,22 @@ describe('hub transports by hand', () => {
     assert.equal(close[0], 7);
     assert.match(close[1], /^PAYLOAD_TOO_LARGE: A message of 513 bytes/);
     assert.equal((await call(s.base, 'GET', poll, auth())).status, 204);
+  });
+
+  it('LongPolling: negotiateVersion 0 connects with connectionId; no handshake within its timeout ends it', async () => {
+    const res = await call(s.base, 'POST', `${hubPath}/negotiate`, auth());
+    const negotiated = JSON.parse(res.body) as { negotiateVersion: number; connectionId: string };
+    assert.equal(negotiated.negotiateVersion, 0);
+    const poll = `${hubPath}?id=${negotiated.connectionId}`;
+    // Polled all along (so the disconnect timeout never applies), it is the handshake timeout that ends it.
+    const statuses: number[] = [];
+    for (let i = 0; i < 6 && statuses.at(-1) !== 204; i++)
+      statuses.push((await call(s.base, 'GET', poll, auth())).status);
+    assert.equal(statuses.at(-1), 204, JSON.stringify(statuses));
+    assert.ok(
+      statuses.length >= 3,
+      `ended only after the 2 s handshake timeout: ${JSON.stringify(statuses)}`,
+    );
   });
 
   it('POST bodies: Hubs:MaxMessageBytes passes, one byte more is 413 PAYLOAD_TOO_LARGE', async () => {
