@@ -582,6 +582,8 @@ describe('hub transports by hand', () => {
     assert.equal(third.status, 429);
     assert.equal((JSON.parse(third.body) as { error: { code: string } }).error.code, 'CONNECTION_LIMIT');
     assert.equal((await open('never-negotiated')).status, 404);
+    // HEAD neither opens a connection nor takes a poll's messages.
+    assert.equal((await call(s.base, 'HEAD', `${hubPath}?id=${ids[2]!}`, bearer(user))).status, 405);
     assert.equal((await call(s.base, 'GET', hubPath, bearer(user))).status, 400);
     for (const id of ids.slice(0, 2)) {
       assert.equal((await call(s.base, 'DELETE', `${hubPath}?id=${id}`, bearer(user))).status, 202);

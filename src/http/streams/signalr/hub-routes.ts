@@ -210,6 +210,8 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
     },
     // Not an upgrade: Server-Sent Events or a LongPolling poll of a negotiated connection.
     handler: async (request, reply) => {
+      // A HEAD would take a poll's messages and drop them with the body, or use up a negotiated id.
+      if (request.method !== 'GET') throw new AppError('METHOD_NOT_ALLOWED', 'Use GET on a hub connection.');
       const id = request.query.id;
       if (id === undefined || id.length === 0) {
         throw new AppError(
