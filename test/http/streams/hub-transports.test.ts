@@ -532,6 +532,13 @@ describe('hub transports by hand', () => {
     assert.equal((await call(s.base, 'POST', poll, binary, prefixed(invocation(maxUnparsed)))).status, 200);
     const answer = await call(s.base, 'GET', poll, auth());
     assert.deepEqual(unprefixed(answer.raw), [[3, {}, 'a', 1, "Unknown hub method 'NoSuch'."]]);
+    // A message split across two sends is read once whole.
+    const split = prefixed(encode([1, {}, 'b', 'NoSuch', []]));
+    assert.equal((await call(s.base, 'POST', poll, binary, split.subarray(0, 5))).status, 200);
+    assert.equal((await call(s.base, 'POST', poll, binary, split.subarray(5))).status, 200);
+    assert.deepEqual(unprefixed((await call(s.base, 'GET', poll, auth())).raw), [
+      [3, {}, 'b', 1, "Unknown hub method 'NoSuch'."],
+    ]);
     // One byte more is announced by the prefix: the connection is closed before the body is held.
     const tooLarge = prefixed(invocation(maxUnparsed + 1)).subarray(0, 10);
     assert.equal((await call(s.base, 'POST', poll, binary, tooLarge)).status, 200);
