@@ -125,11 +125,6 @@ export class HubConnection implements EventSink {
     });
   }
 
-  /** The transport carrying the session. */
-  get transport(): HubTransport {
-    return this.#transport;
-  }
-
   /** Registers a client-to-server method (matched case-insensitively, as SignalR does). */
   method(name: string, fn: HubMethod): this {
     this.#methods.set(name.toLowerCase(), fn);

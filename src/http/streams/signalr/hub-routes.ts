@@ -124,7 +124,7 @@ export function registerHub(app: FeatureApp, streams: Streams, hub: HubDefinitio
 
   /**
    * Before a connection opens, so refusals are JSON: a negotiated id must be valid (and is used up), and the
-   * connection limit holds. `required`: the HTTP transports always need a negotiated id.
+   * connection limit holds. (The HTTP transports always bring an id; a WebSocket may skip negotiation.)
    */
   const admit = async (
     request: FastifyRequest<{ Querystring: { id?: string } }>,
