@@ -464,7 +464,7 @@ describe('hub transports by hand', () => {
       `${JSON.stringify({ type: 1, invocationId: '7', target: 'Subscribe', arguments: [['MAIN.nA']] })}${RS}`,
     );
     const seen: Array<Record<string, unknown>> = [];
-    while (!seen.some((m) => m.type === 3))
+    for (let polls = 0; polls < 10 && !seen.some((m) => m.type === 3); polls++)
       seen.push(...records((await call(s.base, 'GET', poll, auth())).body));
     assert.deepEqual(
       seen.find((m) => m.type === 3),
