@@ -40,6 +40,7 @@ export const errorCatalog = {
   CONCURRENCY_LIMIT: { status: 429, message: 'Too many long-running calls at once.' },
   NEGOTIATION_LIMIT: { status: 429, message: 'Too many negotiated hub connections not yet connected.' },
   DOWNLOAD_LIMIT: { status: 429, message: 'Too many file downloads in progress for this user.' },
+  HUB_TRANSPORT_CONFLICT: { status: 409, message: 'This hub connection already uses another request.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   FEATURE_DISABLED: { status: 501, message: 'This feature is disabled.' },
   TYPE_NOT_SUPPORTED: { status: 501, message: 'The gateway cannot read or write values of this PLC type.' },

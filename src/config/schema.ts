@@ -312,6 +312,14 @@ export const SettingsSchema = Type.Object(
           20,
           'negotiated, not yet connected hub connections per user',
         ),
+        LongPollSeconds: PositiveInt(
+          90,
+          'a LongPolling poll with nothing to send is answered empty after this long',
+        ),
+        DisconnectTimeoutSeconds: PositiveInt(
+          15,
+          'a LongPolling hub connection with no poll outstanding for this long is ended',
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

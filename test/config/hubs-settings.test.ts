@@ -15,13 +15,22 @@ describe('Hubs settings', () => {
       MaxRefusedInvocations: 100,
       MaxPendingNegotiations: 10000,
       MaxPendingNegotiationsPerUser: 20,
+      LongPollSeconds: 90,
+      DisconnectTimeoutSeconds: 15,
     });
   });
 
   it('zero, fractions and unknown keys fail start-up, each by its path', () => {
     const file = writeSettings({
       ...minimalSettings,
-      Hubs: { MaxUnparsedBytes: 0, InvocationsPerSecond: 1.5, MaxPendingNegotiationsPerUser: 0, Bogus: 1 },
+      Hubs: {
+        MaxUnparsedBytes: 0,
+        InvocationsPerSecond: 1.5,
+        MaxPendingNegotiationsPerUser: 0,
+        LongPollSeconds: 0,
+        DisconnectTimeoutSeconds: 2.5,
+        Bogus: 1,
+      },
     });
     assert.deepEqual(
       new Set(problemsOf(() => loadConfig(file, {}))),
@@ -29,6 +38,8 @@ describe('Hubs settings', () => {
         'Hubs.MaxUnparsedBytes: must be at least 1',
         'Hubs.InvocationsPerSecond: must be an integer',
         'Hubs.MaxPendingNegotiationsPerUser: must be at least 1',
+        'Hubs.LongPollSeconds: must be at least 1',
+        'Hubs.DisconnectTimeoutSeconds: must be an integer',
         'Hubs.Bogus: unknown setting, not one of plc-gateway (check the spelling)',
       ]),
     );

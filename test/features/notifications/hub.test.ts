@@ -211,8 +211,9 @@ describe('notification hub protocol by hand (bare ws)', () => {
 
   it('handshake errors: unsupported protocol and version, bad JSON', async () => {
     for (const [request, pattern] of [
-      [{ protocol: 'messagepack', version: 1 }, /messagepack/],
-      [{ protocol: 'json', version: 2 }, /version/],
+      [{ protocol: 'xml', version: 1 }, /'xml' is not supported/],
+      [{ protocol: 'json', version: 2 }, /version 2 is not supported; use 0 or 1/],
+      [{ protocol: 'messagepack', version: 2 }, /version 2/],
       ['{nope', /JSON/],
     ] as const) {
       const c = await new RawHub(url(s.token)).open();

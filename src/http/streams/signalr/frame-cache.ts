@@ -1,8 +1,9 @@
 // Invocation frames rendered once per event, not once per client: an event fanned out to hundreds of hub
 // connections is turned into its frame by the first of them to write it, and a whole scan's run of events (the
-// same array handed to every client) into one Buffer that every connection writes as it is.
+// same array handed to every client) into one Buffer that every connection writes as it is. One cache per hub and
+// protocol.
 import type { StreamEvent } from '../outbox.ts';
-import { invocationFrame } from './protocol.ts';
+import type { Frame, WireProtocol } from './wire-protocols.ts';
 
 /**
  * Server-to-client methods by the stream event name the feature sends (others are not sent to hub clients): a
@@ -14,11 +15,13 @@ export type ServerMethods = Readonly<
 
 export class FrameCache {
   readonly #methods: ServerMethods;
-  readonly #frames = new WeakMap<StreamEvent, string>();
+  readonly #protocol: WireProtocol;
+  readonly #frames = new WeakMap<StreamEvent, Frame>();
   readonly #runs = new WeakMap<readonly StreamEvent[], Buffer>();
 
-  constructor(methods: ServerMethods) {
+  constructor(methods: ServerMethods, protocol: WireProtocol) {
     this.#methods = methods;
+    this.#protocol = protocol;
   }
 
   /** Whether hub clients get this event at all. */
@@ -27,15 +30,15 @@ export class FrameCache {
   }
 
   /** The event's invocation frame; undefined when hub clients do not get it. */
-  frame(event: StreamEvent, method?: string): string | undefined {
+  frame(event: StreamEvent, method?: string): Frame | undefined {
     let frame = this.#frames.get(event);
     if (frame !== undefined) return frame;
     const m = method ?? this.#methods[event.name];
     if (m === undefined) return undefined;
     frame =
       typeof m === 'string'
-        ? invocationFrame(m, event.data)
-        : invocationFrame(m.method, m.argument(event.data));
+        ? this.#protocol.invocation(m, event.data)
+        : this.#protocol.invocation(m.method, m.argument(event.data));
     this.#frames.set(event, frame);
     return frame;
   }
@@ -44,21 +47,27 @@ export class FrameCache {
   run(run: readonly StreamEvent[]): Buffer {
     let buffer = this.#runs.get(run);
     if (buffer === undefined) {
-      buffer = Buffer.from(run.map((e) => this.frame(e) ?? '').join(''));
+      const joined = this.#protocol.join(run.map((e) => this.frame(e) ?? ''));
+      buffer = typeof joined === 'string' ? Buffer.from(joined) : joined;
       this.#runs.set(run, buffer);
     }
     return buffer;
   }
 }
 
-const caches = new WeakMap<ServerMethods, FrameCache>();
+const caches = new WeakMap<ServerMethods, Map<WireProtocol, FrameCache>>();
 
-/** The cache of a hub's server methods, shared by all of its connections. */
-export function frameCacheFor(methods: ServerMethods): FrameCache {
-  let cache = caches.get(methods);
+/** The cache of a hub's server methods in one protocol, shared by all of its connections speaking it. */
+export function frameCacheFor(methods: ServerMethods, protocol: WireProtocol): FrameCache {
+  let byProtocol = caches.get(methods);
+  if (byProtocol === undefined) {
+    byProtocol = new Map();
+    caches.set(methods, byProtocol);
+  }
+  let cache = byProtocol.get(protocol);
   if (cache === undefined) {
-    cache = new FrameCache(methods);
-    caches.set(methods, cache);
+    cache = new FrameCache(methods, protocol);
+    byProtocol.set(protocol, cache);
   }
   return cache;
 }

@@ -1,24 +1,28 @@
-// One SignalR hub connection over a WebSocket: handshake (within its own timeout), Ping both ways, the client
-// timeout, invocations with and without an id (Completion, with an error on failure; rate-limited), Close with an
-// error, a bound on what is held unparsed, and server-to-client invocations drained from a bounded queue with
-// backpressure (several records share one WebSocket message).
-import type { WebSocket } from 'ws';
+// One SignalR hub session over any transport (WebSockets, Server-Sent Events, LongPolling): handshake (within its
+// own timeout; the JSON or MessagePack protocol), Ping both ways, the client timeout, invocations with and without
+// an id (Completion, with an error on failure; rate-limited), Close with an error, a bound on what is held
+// unparsed, and server-to-client invocations drained from a bounded queue with backpressure (several messages
+// share one transport message).
 import { isAppError } from '../../../errors.ts';
 import { gapEventName, Outbox, type EventSink, type StreamEvent } from '../outbox.ts';
 import type { EndReason, StreamEntry } from '../registry.ts';
 import { frameCacheFor, type FrameCache, type ServerMethods } from './frame-cache.ts';
 import { InvocationBudget, type InvocationBudgetSettings } from './invocation-budget.ts';
-import { RecordBuffer } from './record-buffer.ts';
+import type { HubTransport } from './hub-transport.ts';
 import {
   checkHandshake,
-  closeFrame,
-  completionFrame,
   handshakeError,
   handshakeOk,
-  parseMessage,
-  pingFrame,
+  type ClientMessage,
   type InvocationMessage,
 } from './protocol.ts';
+import {
+  jsonProtocol,
+  wireProtocol,
+  type Frame,
+  type MessageReader,
+  type WireProtocol,
+} from './wire-protocols.ts';
 
 export interface HubTimings {
   /** The server pings this often (SignalR's KeepAliveInterval, 15 s). */
@@ -68,48 +72,57 @@ const endMessages: Readonly<Record<EndReason, { error: string; allowReconnect: b
 // An event name no feature uses: the data is a complete protocol frame (a Completion), queued in order.
 const rawFrame = '\u0000frame';
 const maxBatchChars = 64 * 1024;
+const separator = 0x1e;
 
 export type { ServerMethods } from './frame-cache.ts';
 
+/** A Completion queued in order with the events: the frame is already rendered in the connection's protocol. */
+interface RawFrameEvent extends StreamEvent {
+  readonly frame: Frame;
+}
+
 export class HubConnection implements EventSink {
-  readonly #socket: WebSocket;
+  readonly #transport: HubTransport;
   readonly #options: HubConnectionOptions;
-  readonly #frames: FrameCache;
+  #protocol: WireProtocol = jsonProtocol;
+  #frames: FrameCache;
+  /** What arrived before the handshake's record separator. */
+  #beforeHandshake: Buffer = Buffer.alloc(0);
+  #reader: MessageReader | undefined;
   readonly #outbox: Outbox;
   /** The outbox holds exactly this shared run of events (a scan's changes): written as one shared Buffer. */
   #run: readonly StreamEvent[] | undefined;
   readonly #methods = new Map<string, HubMethod>();
   readonly #closeListeners: Array<() => void> = [];
   readonly #readyListeners: Array<() => void> = [];
-  readonly #received: RecordBuffer;
   readonly #budget: InvocationBudget;
   #handshaken = false;
   #open = true;
   #writing = false;
   #scheduled = false;
   readonly #ping: NodeJS.Timeout;
-  /** The handshake timeout until the handshake, then the client timeout. */
-  #timeout: NodeJS.Timeout;
+  /** The handshake timeout until the handshake, then the client timeout (none over LongPolling). */
+  #timeout: NodeJS.Timeout | undefined;
 
-  constructor(socket: WebSocket, options: HubConnectionOptions) {
-    this.#socket = socket;
+  constructor(transport: HubTransport, options: HubConnectionOptions) {
+    this.#transport = transport;
     this.#options = options;
     this.#outbox = new Outbox(options.queueLength);
-    this.#frames = frameCacheFor(options.serverMethods);
-    this.#received = new RecordBuffer(options.bounds.MaxUnparsedBytes);
+    this.#frames = frameCacheFor(options.serverMethods, jsonProtocol);
     this.#budget = new InvocationBudget(options.bounds, options.now);
     options.entry.onEnd((reason) => this.end(endMessages[reason].error, endMessages[reason].allowReconnect));
     this.#ping = setInterval(() => {
-      if (this.#handshaken) this.#write(pingFrame);
+      if (this.#handshaken && !transport.inherentKeepAlive) this.#write(this.#protocol.ping);
     }, options.pingIntervalMs);
     // Not refreshed by messages: bytes that never make a handshake cannot keep the connection waiting for one.
     this.#timeout = setTimeout(
       () => this.end('The handshake was not received in time.', false),
       options.handshakeTimeoutMs,
     );
-    socket.on('message', (data, isBinary) => this.#onMessage(data, isBinary));
-    socket.on('close', () => this.#closed());
-    socket.on('error', () => this.#closed());
+    transport.attach({
+      message: (data, binary) => this.#onMessage(data, binary),
+      closed: () => this.#closed(),
+    });
   }
 
   /** Registers a client-to-server method (matched case-insensitively, as SignalR does). */
@@ -159,69 +172,107 @@ export class HubConnection implements EventSink {
     this.#schedule();
   }
 
-  /** Sends Close with the error, then the WebSocket close frame. */
+  /** Sends Close with the error, then closes the transport. */
   end(error: string | undefined, allowReconnect = false): void {
     if (!this.#open) return;
     this.#flush();
-    if (this.#handshaken) this.#write(closeFrame(error, allowReconnect));
-    this.#socket.close(1000);
+    if (this.#handshaken) this.#write(this.#protocol.close(error, allowReconnect));
+    this.#transport.close();
     this.#closed();
   }
 
-  #onMessage(data: unknown, isBinary: boolean): void {
-    // Messages ws had already read when the connection was ended are not parsed.
+  #onMessage(data: Buffer, binary: boolean | undefined): void {
+    // Messages the transport had already read when the connection was ended are not parsed.
     if (!this.#open) return;
-    if (this.#handshaken) this.#timeout.refresh();
-    if (isBinary) {
+    if (this.#handshaken) this.#timeout?.refresh();
+    const reader = this.#reader;
+    if (reader === undefined) {
+      this.#beforeTheHandshake(data);
+      return;
+    }
+    if (binary === true && !this.#protocol.binary) {
       this.end('Binary messages are not supported by the json protocol.');
       return;
     }
-    const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(data as Buffer[]);
-    const received = this.#received.push(bytes);
-    if ('overflow' in received) {
-      this.#options.log.warn({ held: received.overflow }, 'hub message without record separator too large');
-      this.end(
-        `PAYLOAD_TOO_LARGE: A message of ${received.overflow} bytes has no record separator yet; at most ` +
-          `${this.#options.bounds.MaxUnparsedBytes} are held (Hubs:MaxUnparsedBytes).`,
-      );
+    this.#read(reader, data);
+  }
+
+  /** The handshake is JSON text up to the first record separator, whatever protocol it picks; the rest follows it. */
+  #beforeTheHandshake(data: Buffer): void {
+    const held = this.#beforeHandshake.length === 0 ? data : Buffer.concat([this.#beforeHandshake, data]);
+    const end = held.indexOf(separator, this.#beforeHandshake.length);
+    if (end < 0) {
+      if (held.length > this.#options.bounds.MaxUnparsedBytes) this.#overflow(held.length);
+      else this.#beforeHandshake = Buffer.from(held);
       return;
     }
-    for (const record of received.records) {
+    this.#beforeHandshake = Buffer.alloc(0);
+    this.#onHandshake(held.subarray(0, end).toString('utf8'));
+    const rest = held.subarray(end + 1);
+    if (this.#open && this.#reader !== undefined && rest.length > 0)
+      this.#read(this.#reader, Buffer.from(rest));
+  }
+
+  #read(reader: MessageReader, data: Buffer): void {
+    const received = reader.push(data);
+    if ('overflow' in received) {
+      this.#overflow(received.overflow);
+      return;
+    }
+    for (const parsed of received.messages) {
       if (!this.#open) return;
-      if (!this.#handshaken) this.#onHandshake(record);
-      else this.#onRecord(record);
+      if (!parsed.ok) {
+        this.end(`Protocol error: ${parsed.error}`);
+        return;
+      }
+      this.#onRecord(parsed.message);
     }
   }
 
+  #overflow(held: number): void {
+    this.#options.log.warn({ held }, 'hub message too large to hold unparsed');
+    this.end(
+      `PAYLOAD_TOO_LARGE: A message of ${held} bytes is not complete yet; at most ` +
+        `${this.#options.bounds.MaxUnparsedBytes} are held (Hubs:MaxUnparsedBytes).`,
+    );
+  }
+
   #onHandshake(record: string): void {
-    const error = checkHandshake(record);
-    if (error !== null) {
-      this.#write(handshakeError(error));
-      this.#socket.close(1002);
+    const checked = checkHandshake(record);
+    let refusal = 'error' in checked ? checked.error : null;
+    if ('protocol' in checked && wireProtocol(checked.protocol).binary && !this.#transport.binary) {
+      refusal =
+        `The protocol '${checked.protocol}' needs the binary transfer format, which ` +
+        `${this.#transport.name} does not carry; use WebSockets or LongPolling.`;
+    }
+    if (refusal !== null || !('protocol' in checked)) {
+      this.#transport.write(handshakeError(refusal ?? ''), false);
+      this.#transport.close(true);
       this.#closed();
       return;
     }
+    this.#protocol = wireProtocol(checked.protocol);
+    this.#frames = frameCacheFor(this.#options.serverMethods, this.#protocol);
+    this.#reader = this.#protocol.reader(this.#options.bounds.MaxUnparsedBytes);
     this.#handshaken = true;
     clearTimeout(this.#timeout);
-    this.#timeout = setTimeout(
-      () => this.end('Server timeout elapsed without receiving a message from the client.', false),
-      this.#options.clientTimeoutMs,
-    );
-    this.#write(handshakeOk);
+    // Over LongPolling the client sends no Ping: its polls keep it (the transport's disconnect timeout ends it).
+    this.#timeout = this.#transport.inherentKeepAlive
+      ? undefined
+      : setTimeout(
+          () => this.end('Server timeout elapsed without receiving a message from the client.', false),
+          this.#options.clientTimeoutMs,
+        );
+    // The handshake answer is JSON text in either protocol.
+    this.#transport.write(handshakeOk, this.#protocol.binary);
     for (const l of this.#readyListeners.splice(0)) l();
     this.#schedule();
   }
 
-  #onRecord(record: string): void {
-    const parsed = parseMessage(record);
-    if (!parsed.ok) {
-      this.end(`Protocol error: ${parsed.error}`);
-      return;
-    }
-    const message = parsed.message;
+  #onRecord(message: ClientMessage): void {
     if (message.type === 1) void this.#invoke(message);
     else if (message.type === 7) {
-      this.#socket.close(1000);
+      this.#transport.close();
       this.#closed();
     } else if (message.type !== 6) {
       // Streaming is not offered by these hubs.
@@ -273,7 +324,12 @@ export class HubConnection implements EventSink {
   }
 
   #complete(invocationId: string, outcome: { result: unknown } | { error: string }): void {
-    this.send({ name: rawFrame, data: completionFrame(invocationId, outcome) });
+    const event: RawFrameEvent = {
+      name: rawFrame,
+      data: '',
+      frame: this.#protocol.completion(invocationId, outcome),
+    };
+    this.send(event);
   }
 
   #schedule(): void {
@@ -287,35 +343,41 @@ export class HubConnection implements EventSink {
     if (!this.#open || this.#writing || !this.#handshaken) return;
     const run = this.#run;
     this.#run = undefined;
-    let batch: string | Buffer = '';
+    let batch: Frame;
     let count = 0;
     if (run !== undefined && this.#outbox.size === run.length) {
       // The common case: a scan's changes, the same for every client; nothing is rendered per client.
       batch = this.#frames.run(run);
       for (count = 0; count < run.length; count++) this.#outbox.shift();
     } else {
+      const frames: Frame[] = [];
+      let size = 0;
       for (let e = this.#outbox.shift(); e !== undefined; e = this.#outbox.shift()) {
         const frame =
-          e.name === rawFrame ? e.data : this.#frames.frame(e, e.name === gapEventName ? 'Gap' : undefined);
+          e.name === rawFrame
+            ? (e as RawFrameEvent).frame
+            : this.#frames.frame(e, e.name === gapEventName ? 'Gap' : undefined);
         if (frame === undefined) continue;
-        batch += frame;
+        frames.push(frame);
+        size += frame.length;
         if (e.name !== rawFrame) count += 1;
-        if (batch.length >= maxBatchChars) break;
+        if (size >= maxBatchChars) break;
       }
+      batch = this.#protocol.join(frames);
     }
     if (batch.length === 0) return;
     if (count > 0) this.#options.entry.countSent(count);
-    // Backpressure: the next batch waits until this one reached the socket; meanwhile the outbox drops the oldest.
+    // Backpressure: the next batch waits until this one reached the transport; meanwhile the outbox drops the oldest.
     this.#writing = true;
-    // A text message even when the batch is a shared Buffer: the JSON hub protocol is text.
-    this.#socket.send(batch, { binary: false }, () => {
+    // A shared Buffer of the JSON protocol is still a text message: the JSON hub protocol is text.
+    this.#transport.write(batch, this.#protocol.binary, () => {
       this.#writing = false;
       if (this.#outbox.size > 0) this.#schedule();
     });
   }
 
-  #write(frame: string): void {
-    if (this.#socket.readyState === 1) this.#socket.send(frame);
+  #write(frame: Frame): void {
+    this.#transport.write(frame, this.#protocol.binary);
   }
 
   #closed(): void {

@@ -1,5 +1,6 @@
-// The SignalR JSON hub protocol, version 1: record-separated JSON messages, the handshake, and the message
-// shapes a stock @microsoft/signalr client sends and expects. Pure: parsing and formatting only.
+// The SignalR JSON hub protocol (versions 0 and 1, the same on the wire): record-separated JSON messages, the
+// handshake (which also picks the MessagePack protocol), and the message shapes a stock @microsoft/signalr client
+// sends and expects. Pure: parsing and formatting only.
 
 /** Every message ends with the ASCII record separator. */
 export const recordSeparator = '\u001e';
@@ -30,20 +31,33 @@ export type ClientMessage =
 
 export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; error: string };
 
-/** The handshake request `{ protocol, version }`: answers the error text to send back, or null when accepted. */
-export function checkHandshake(record: string): string | null {
+/** The hub protocols a client may pick in its handshake. */
+export type HubProtocolName = 'json' | 'messagepack';
+
+// Versions 0 and 1 of either protocol are the same on the wire (ASP.NET Core accepts every version up to its own).
+const supportedVersions: readonly unknown[] = [0, 1];
+
+/** The handshake request `{ protocol, version }`: the protocol picked, or the error text to send back. */
+export function checkHandshake(record: string): { protocol: HubProtocolName } | { error: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(record);
   } catch {
-    return 'The handshake request is not valid JSON.';
+    return { error: 'The handshake request is not valid JSON.' };
   }
-  if (typeof parsed !== 'object' || parsed === null) return 'The handshake request must be a JSON object.';
+  if (typeof parsed !== 'object' || parsed === null)
+    return { error: 'The handshake request must be a JSON object.' };
   const { protocol, version } = parsed as { protocol?: unknown; version?: unknown };
-  if (typeof protocol !== 'string') return 'The handshake request has no protocol.';
-  if (protocol !== 'json') return `The protocol '${protocol}' is not supported; use 'json'.`;
-  if (version !== 1) return `The protocol 'json' version ${JSON.stringify(version)} is not supported; use 1.`;
-  return null;
+  if (typeof protocol !== 'string') return { error: 'The handshake request has no protocol.' };
+  if (protocol !== 'json' && protocol !== 'messagepack') {
+    return { error: `The protocol '${protocol}' is not supported; use 'json' or 'messagepack'.` };
+  }
+  if (!supportedVersions.includes(version)) {
+    return {
+      error: `The protocol '${protocol}' version ${JSON.stringify(version)} is not supported; use 0 or 1.`,
+    };
+  }
+  return { protocol };
 }
 
 export function parseMessage(record: string): ParseResult {
