@@ -43,6 +43,7 @@ import { createRouteIndex } from './http/route-index.ts';
 import { installRouteCatalog } from './http/route-catalog.ts';
 import { createServiceDirectory } from './http/service-directory.ts';
 import { mcpRoutes } from './features/mcp/routes.ts';
+import { mqttRoutes } from './features/mqtt/routes.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 
 export interface AppDeps {
@@ -159,6 +160,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(adminRoutes, context);
   await app.register(alarmsRoutes, context);
   await app.register(etherCatRoutes, context);
+  await app.register(mqttRoutes, context);
   await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
   // Last: the MCP tools mirror the routes above and use the services they published.

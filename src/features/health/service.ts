@@ -1,4 +1,5 @@
 // Health reports: liveness, and readiness from PLC connectivity (the `plc-connectivity` check).
+import { ServiceKey } from '../../http/service-directory.ts';
 import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 
 export type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
@@ -53,3 +54,19 @@ export function readiness(targets: readonly PlcTarget[], others: readonly Health
   );
   return { status, checks };
 }
+
+/** Readiness checks other features add (the MQTT broker connection); asked at every /health/ready. */
+export class ReadinessChecks {
+  readonly #checks: Array<() => HealthCheck> = [];
+
+  add(check: () => HealthCheck): void {
+    this.#checks.push(check);
+  }
+
+  run(): HealthCheck[] {
+    return this.#checks.map((c) => c());
+  }
+}
+
+/** The health routes' ReadinessChecks, published for features registered after them. */
+export const readinessChecksKey = new ServiceKey<ReadinessChecks>('readiness checks');

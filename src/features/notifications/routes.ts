@@ -8,7 +8,7 @@ import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { checkEtherCatStream, streamEtherCat } from '../ethercat/stream.ts';
-import { NotificationService } from './service.ts';
+import { NotificationService, notificationServiceKey } from './service.ts';
 import { symbolKey } from './session.ts';
 
 const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
@@ -41,7 +41,7 @@ function symbolList(args: readonly unknown[]): string[] {
 
 export const notificationsRoutes: FeaturePlugin = (
   app,
-  { config: appConfig, streams, limits, now, etherCat },
+  { config: appConfig, streams, limits, now, etherCat, services },
 ) => {
   const { settings } = appConfig;
   const maxSymbols = settings.Notifications.MaxSymbolsPerClient;
@@ -49,6 +49,7 @@ export const notificationsRoutes: FeaturePlugin = (
     cycleTimeMs: settings.Notifications.DefaultCycleTimeMs,
     maxSymbols,
   });
+  services.provide(notificationServiceKey, service);
   app.addHook('onClose', () => service.close());
 
   app.get(

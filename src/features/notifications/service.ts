@@ -2,6 +2,7 @@
 // events (`disconnected`, then `reconnected` followed by fresh values of every symbol in use).
 import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 import type { EventSink } from '../../http/streams/outbox.ts';
+import { ServiceKey } from '../../http/service-directory.ts';
 import { NotificationSession } from './session.ts';
 import { DeliveryBatch, deliveryWindowMs, type Schedule } from './delivery-batch.ts';
 import { SharedSubscriptions } from './shared-subscriptions.ts';
@@ -80,17 +81,29 @@ export class NotificationService {
 
   /** A new client session on `target`; its events go to `sink`. Close it when the client goes. */
   open(target: PlcTarget, sink: EventSink): NotificationSession {
-    let channel = this.#channels.get(target.id);
-    if (channel === undefined) {
-      channel = new PlcChannel(target, this.#settings.cycleTimeMs, this.#batch);
-      this.#channels.set(target.id, channel);
-    }
-    const c = channel;
+    const c = this.#channel(target);
     const session = new NotificationSession(c.shared, sink, this.#settings.maxSymbols, () =>
       c.sessions.delete(session),
     );
     c.sessions.add(session);
     return session;
+  }
+
+  /**
+   * The shared subscriptions of `target`, for features that publish live values elsewhere (MQTT): a symbol they
+   * hold that a stream client also watches costs the PLC one notification.
+   */
+  shared(target: PlcTarget): SharedSubscriptions {
+    return this.#channel(target).shared;
+  }
+
+  #channel(target: PlcTarget): PlcChannel {
+    let channel = this.#channels.get(target.id);
+    if (channel === undefined) {
+      channel = new PlcChannel(target, this.#settings.cycleTimeMs, this.#batch);
+      this.#channels.set(target.id, channel);
+    }
+    return channel;
   }
 
   /** Target subscriptions open on a PLC (one per symbol in use). */
@@ -105,3 +118,6 @@ export class NotificationService {
     await Promise.all(all.map((c) => c.close()));
   }
 }
+
+/** The app's one NotificationService, as the notification routes publish it. */
+export const notificationServiceKey = new ServiceKey<NotificationService>('notifications');

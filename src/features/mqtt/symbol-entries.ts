@@ -1,0 +1,59 @@
+// The published symbols of one PLC: `Mqtt.Targets.<plcId>.Symbols` entries expanded over the PLC's symbol tree.
+// An entry names a path, `[*]` standing for every index of an array; a struct or array it names means its leaves.
+import type { MqttSymbolEntryConfig } from '../../config/schema.ts';
+import type { SymbolNode } from '../../targets/target.ts';
+
+/** One published leaf symbol and the entry that selected it (the first entry wins). */
+export interface PublishedSymbol {
+  readonly path: string;
+  readonly typeName: string;
+  readonly entry: MqttSymbolEntryConfig;
+}
+
+function patternOf(path: string): RegExp {
+  const escaped = path.trim().replace(/[.*+?^${}()|[\]\\]/g, (c) => `\\${c}`);
+  // `[*]` (escaped above as `\[\*\]`) matches any index list, e.g. [3] or [1,2].
+  return new RegExp(`^${escaped.replaceAll('\\[\\*\\]', '\\[[^\\]]+\\]')}$`, 'i');
+}
+
+function leavesOf(node: SymbolNode, out: SymbolNode[]): void {
+  if (node.children === null || node.children.length === 0) out.push(node);
+  else for (const c of node.children) leavesOf(c, out);
+}
+
+/**
+ * The leaves the entries select, in tree order; `limit` bounds the result (the caller reports the overflow).
+ * Entries that match nothing are returned in `unmatched`, so start-up can log them.
+ */
+export function expandEntries(
+  entries: readonly MqttSymbolEntryConfig[],
+  tree: readonly SymbolNode[],
+  limit: number,
+): { symbols: PublishedSymbol[]; unmatched: string[]; truncated: boolean } {
+  const patterns = entries.map((entry) => ({ entry, re: patternOf(entry.Path), hit: false }));
+  const seen = new Set<string>();
+  const symbols: PublishedSymbol[] = [];
+  let truncated = false;
+  const visit = (node: SymbolNode): void => {
+    const match = patterns.find((p) => p.re.test(node.instancePath));
+    if (match) {
+      match.hit = true;
+      const leaves: SymbolNode[] = [];
+      leavesOf(node, leaves);
+      for (const leaf of leaves) {
+        const key = leaf.instancePath.toUpperCase();
+        if (seen.has(key)) continue;
+        if (symbols.length >= limit) {
+          truncated = true;
+          return;
+        }
+        seen.add(key);
+        symbols.push({ path: leaf.instancePath, typeName: leaf.typeName, entry: match.entry });
+      }
+      return;
+    }
+    for (const c of node.children ?? []) visit(c);
+  };
+  for (const node of tree) visit(node);
+  return { symbols, unmatched: patterns.filter((p) => !p.hit).map((p) => p.entry.Path), truncated };
+}
