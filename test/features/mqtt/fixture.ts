@@ -14,6 +14,9 @@ import { buildTestApp } from '../../helpers/app.ts';
 import { testConfig, type SettingsOverrides } from '../../helpers/config.ts';
 import type { Mosquitto } from '../../helpers/mosquitto.ts';
 import { startTestPlc, type TestPlc } from '../variables/fixture.ts';
+import { declareErrorEntry } from '../alarms/fixture.ts';
+
+export { entry as alarmEntry } from '../alarms/fixture.ts';
 
 export const waitLimitMs = 10_000;
 
@@ -41,8 +44,19 @@ export class Subscriber {
     const s = new Subscriber(client);
     await new Promise<void>((resolve) => client.once('connect', () => resolve()));
     await client.subscribeAsync(topics, { qos: 1 });
-    client.on('connect', () => void client.subscribe(topics, { qos: 1 }));
+    client.on('connect', () => {
+      client.subscribe(topics, { qos: 1 }, () => {
+        for (const r of s.#resubscribed.splice(0)) r();
+      });
+    });
     return s;
+  }
+
+  readonly #resubscribed: Array<() => void> = [];
+
+  /** Resolves once the client has connected again (a restarted broker) and subscribed again. */
+  resubscribed(): Promise<void> {
+    return new Promise((resolve) => this.#resubscribed.push(resolve));
   }
 
   /** The next message (after those already taken) on a topic matching `topic`; the ones skipped are taken too. */
@@ -160,9 +174,13 @@ export class Relay {
   }
 }
 
-/** line1's program: a DINT, an LREAL, a LINT beyond a double's exact range, an INT array, a struct. */
+export const alarmArray = 'GVL.aAlarms';
+
+/** line1's program: a DINT, an LREAL, 64-bit integers beyond a double's exact range, an INT array, a struct, alarms. */
 export function mqttProgram() {
   const b = new ProgramBuilder();
+  declareErrorEntry(b);
+  b.symbol(alarmArray, 'ARRAY [1..4] OF ST_ErrorEntry', {});
   b.struct('ST_Motor', [
     { name: 'bRunning', type: 'BOOL' },
     { name: 'rCurrent', type: 'REAL' },
@@ -186,6 +204,12 @@ export interface GatewayRig {
   restart(): Promise<FastifyInstance>;
   close(): Promise<void>;
 }
+
+/** Alarm monitoring of line1's alarm array (with `Mqtt.Targets.line1.Alarms: true` to publish them). */
+export const alarmSettings: SettingsOverrides = {
+  Features: { Alarms: true },
+  PlcAlarms: { Targets: { line1: { SymbolPath: alarmArray, CycleTimeMs: 50 } } },
+};
 
 export function mqttSettings(url: string, mqtt: Record<string, unknown> = {}): SettingsOverrides {
   return {
@@ -242,3 +266,16 @@ export async function startGateway(
 }
 
 export type { Mosquitto };
+
+/** Resolves once the gateway holds `n` changes for the broker (readiness reports them). */
+export async function buffered(app: FastifyInstance, n: number): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const res = await app.inject({ method: 'GET', url: '/health/ready' });
+    const report = res.json<{ checks: Array<{ name: string; data: { buffered?: number } }> }>();
+    const mqtt = report.checks.find((c) => c.name === 'mqtt');
+    if (mqtt?.data.buffered === n) return;
+    if (Date.now() - started > waitLimitMs) throw new Error(`the gateway never held ${n} changes`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -6,7 +6,17 @@ import assert from 'node:assert/strict';
 import type { UMetric } from '../../../src/features/mqtt/sparkplug-codec.ts';
 import { encode } from '../../../src/features/mqtt/sparkplug-codec.ts';
 import { Mosquitto } from '../../helpers/mosquitto.ts';
-import { mqttSettings, Relay, startGateway, Subscriber, type GatewayRig } from './fixture.ts';
+import {
+  alarmArray,
+  alarmEntry,
+  alarmSettings,
+  buffered,
+  mqttSettings,
+  Relay,
+  startGateway,
+  Subscriber,
+  type GatewayRig,
+} from './fixture.ts';
 
 const node = 'spBv1.0/plant';
 const text = (v: unknown): string => String(v);
@@ -150,5 +160,86 @@ describe('Sparkplug B publishing', () => {
     assert.equal(text(metric(ndeath.metrics, 'bdSeq').value), '1');
     const nbirth = await sub.sparkplug(`${node}/NBIRTH/gw1`);
     assert.equal(text(metric(nbirth.metrics, 'bdSeq').value), '2');
+  });
+});
+
+describe('Sparkplug B alarms and store-and-forward', () => {
+  let broker: Mosquitto;
+  let relay: Relay;
+  let sub: Subscriber;
+  let gw: GatewayRig;
+
+  before(async () => {
+    broker = await Mosquitto.start();
+    relay = await Relay.start(broker.port);
+    sub = await Subscriber.connect(broker.url, ['spBv1.0/#']);
+    const settings = mqttSettings(relay.url, { BufferSize: 4 });
+    const mqtt = settings.Mqtt as { Targets: { line1: Record<string, unknown> } };
+    mqtt.Targets.line1.Alarms = true;
+    gw = await startGateway({ ...alarmSettings, ...settings });
+    await sub.sparkplug(`${node}/DBIRTH/gw1/line1`);
+  });
+  after(async () => {
+    await gw.close();
+    await sub.close();
+    await relay.close();
+    await broker.close();
+  });
+
+  it('births the device again with a new alarm key, then publishes its changes by alias', async () => {
+    await gw.plc.target.write(`${alarmArray}[2]`, alarmEntry({ sKey: 'PRESS_JAM', ErrorType: 3 }));
+    const dbirth = await sub.sparkplug(`${node}/DBIRTH/gw1/line1`);
+    assert.equal(metric(dbirth.metrics, 'Alarms/PRESS_JAM/Active').value, true);
+    assert.equal(metric(dbirth.metrics, 'Alarms/PRESS_JAM/Acknowledged').value, false);
+    assert.equal(metric(dbirth.metrics, 'Alarms/PRESS_JAM/Severity').value, 3);
+    assert.equal(metric(dbirth.metrics, 'MAIN.nCount').value, 7, 'the values come along');
+    const acknowledgedAlias = Number(text(metric(dbirth.metrics, 'Alarms/PRESS_JAM/Acknowledged').alias));
+    await gw.plc.target.write(
+      `${alarmArray}[2]`,
+      alarmEntry({ sKey: 'PRESS_JAM', ErrorType: 3, IsAcked: true }),
+    );
+    const ddata = await sub.sparkplug(`${node}/DDATA/gw1/line1`);
+    const acknowledged = (ddata.metrics ?? []).find((m) => Number(text(m.alias)) === acknowledgedAlias);
+    assert.equal(acknowledged?.value, true);
+  });
+
+  it('holds changes while the broker is stopped and sends them once, in order, as history after the births', async () => {
+    sub.skip();
+    // The gateway is cut off first, so the broker publishes its will: the test knows it has noticed.
+    relay.cut();
+    await sub.sparkplug(`${node}/NDEATH/gw1`);
+    await broker.stop();
+    for (let i = 0; i < 5; i++) await gw.plc.target.write('MAIN.nCount', 100 + i);
+    // BufferSize 4: the oldest of five is dropped.
+    await buffered(gw.app, 4);
+    const back = sub.resubscribed();
+    await broker.restart();
+    await back;
+    relay.open();
+    const nbirth = await sub.sparkplug(`${node}/NBIRTH/gw1`);
+    // Every CONNECT counts, refused ones too.
+    assert.ok(Number(text(metric(nbirth.metrics, 'bdSeq').value)) >= 1);
+    const dbirth = await sub.sparkplug(`${node}/DBIRTH/gw1/line1`);
+    assert.equal(metric(dbirth.metrics, 'MAIN.nCount').value, 104, 'the birth carries the current value');
+    const history = await sub.sparkplug(`${node}/DDATA/gw1/line1`);
+    assert.deepEqual(
+      (history.metrics ?? []).map((m): unknown[] => [m.value as unknown, m.isHistorical]),
+      [
+        [101, true],
+        [102, true],
+        [103, true],
+        [104, true],
+      ],
+    );
+    await gw.plc.target.write('MAIN.nCount', 105);
+    const live = await sub.sparkplug(`${node}/DDATA/gw1/line1`);
+    assert.deepEqual(
+      (live.metrics ?? []).map((m): unknown[] => [m.value as unknown, m.isHistorical ?? false]),
+      [[105, false]],
+    );
+    const metrics = (await gw.app.inject({ method: 'GET', url: '/metrics' })).body;
+    assert.match(metrics, /^mqtt_dropped_changes_total 1$/m);
+    assert.match(metrics, /^mqtt_buffered_changes 0$/m);
+    assert.match(metrics, /^mqtt_messages_published_total \d+$/m);
   });
 });
