@@ -8,7 +8,7 @@ import { registerMqttMetrics } from './mqtt-metrics.ts';
 import { MqttService } from './service.ts';
 
 export const mqttRoutes: FeaturePlugin = (app, context) => {
-  const { config, registry, services, metrics, now } = context;
+  const { config, registry, services, metrics, now, audit } = context;
   if (!config.settings.Mqtt.Enabled) return;
   const notifications = services.find(notificationServiceKey);
   if (notifications === undefined) throw new Error('MQTT publishing needs the notification service.');
@@ -18,6 +18,7 @@ export const mqttRoutes: FeaturePlugin = (app, context) => {
     now,
     shared: (target) => notifications.shared(target),
     alarms,
+    audit,
     contentRoot: config.contentRoot,
   });
   registerMqttMetrics(metrics, service);

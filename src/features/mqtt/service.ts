@@ -3,6 +3,7 @@
 // subscriptions and its alarms from the alarm feature's transition feed. Never imports fastify.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { AuditTrail } from '../../audit/trail.ts';
 import type { Config, MqttConfig } from '../../config/schema.ts';
 import type { PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
@@ -10,6 +11,7 @@ import type { HealthCheck } from '../health/service.ts';
 import type { SharedSubscriptions } from '../notifications/shared-subscriptions.ts';
 import type { AlarmService } from '../alarms/service.ts';
 import type { AlarmPort } from './alarm-port.ts';
+import { DeviceCommands } from './device-commands.ts';
 import { JsonPublisher } from './json-publisher.ts';
 import { MqttLink, redacted, type LinkLog, type LinkOptions, type LinkState } from './link.ts';
 import { PlcFeed } from './plc-feed.ts';
@@ -27,6 +29,8 @@ export interface MqttDeps {
   /** The shared notification subscriptions of a PLC. */
   readonly shared: (target: PlcTarget) => SharedSubscriptions;
   readonly alarms: AlarmService | undefined;
+  /** Where DCMD writes are audited. */
+  readonly audit: Pick<AuditTrail, 'record'>;
   /** Where relative file settings (CaFile, StateFile) resolve. */
   readonly contentRoot: string;
 }
@@ -91,6 +95,7 @@ export class MqttService {
       log: deps.log,
     });
     if (settings.Mode === 'SparkplugB') {
+      const commands = new DeviceCommands(settings, deps.audit, deps.log);
       const node = new SparkplugNode(
         {
           groupId: settings.GroupId,
@@ -98,6 +103,10 @@ export class MqttService {
           bufferSize: settings.BufferSize,
           now: deps.now,
           log: deps.log,
+          command: (plcId, writes) => {
+            const target = targets.get(plcId);
+            if (target) commands.submit(target, writes);
+          },
         },
         new SessionCounter(resolve(deps.contentRoot, settings.StateFile)),
       );

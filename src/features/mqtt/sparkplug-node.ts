@@ -6,6 +6,7 @@ import { encode, type UMetric, type UPayload } from './sparkplug-codec.ts';
 import type { PlcValue } from '../../targets/target.ts';
 import type { AlarmReading } from '../alarms/reading.ts';
 import type { AlarmPort } from './alarm-port.ts';
+import type { CommandWrite } from './device-commands.ts';
 import { ChangeBuffer } from './change-buffer.ts';
 import { metricValue, type SparkplugType } from './datatypes.ts';
 import type { MqttLink, WillMessage } from './link.ts';
@@ -64,6 +65,8 @@ export interface NodeOptions {
   readonly bufferSize: number;
   readonly now: () => number;
   readonly log: NodeLog;
+  /** DCMD writes to a device's published metrics (names resolved from aliases). */
+  readonly command?: (plcId: string, writes: readonly CommandWrite[]) => void;
 }
 
 export class SparkplugNode {
@@ -171,12 +174,17 @@ export class SparkplugNode {
 
   /** NCMD and DCMD. */
   message(topic: string, payload: Buffer, decode: (payload: Buffer) => UPayload): void {
-    if (topic !== this.topic('NCMD')) return;
+    const dcmd = this.topic('DCMD', '');
+    if (topic !== this.topic('NCMD') && !topic.startsWith(dcmd)) return;
     let command: UPayload;
     try {
       command = decode(payload);
     } catch {
-      this.#options.log.warn({ topic }, 'Sparkplug NCMD payload cannot be decoded');
+      this.#options.log.warn({ topic }, 'Sparkplug command payload cannot be decoded');
+      return;
+    }
+    if (topic.startsWith(dcmd)) {
+      this.#deviceCommand(topic.slice(dcmd.length), command);
       return;
     }
     const rebirth = (command.metrics ?? []).some((m) => m.name === rebirthMetric && m.value === true);
@@ -185,6 +193,31 @@ export class SparkplugNode {
       this.#seq = 0;
       this.#births();
     }
+  }
+
+  #deviceCommand(plcId: string, command: UPayload): void {
+    const device = this.#devices.get(plcId);
+    const values = device?.values;
+    if (device === undefined || values === undefined) {
+      this.#options.log.warn({ plcId }, 'Sparkplug DCMD for a device that is not online');
+      return;
+    }
+    const byAlias = new Map([...device.aliases].map(([name, alias]) => [alias, name] as const));
+    const byName = new Map(values.map((m) => [m.path, m] as const));
+    const writes: CommandWrite[] = [];
+    for (const m of command.metrics ?? []) {
+      const name = m.name ?? (m.alias == null ? undefined : byAlias.get(Number(m.alias.toString())));
+      const metric = name === undefined ? undefined : byName.get(name);
+      if (metric === undefined) {
+        this.#options.log.warn(
+          { plcId, metric: name ?? m.alias?.toString() },
+          'Sparkplug DCMD names no symbol metric',
+        );
+        continue;
+      }
+      writes.push({ name: metric.path, type: metric.type, value: m.value, oldValue: metric.value });
+    }
+    if (writes.length > 0) this.#options.command?.(plcId, writes);
   }
 
   #births(): void {

@@ -10,7 +10,8 @@ export interface PublishedSymbol {
   readonly entry: MqttSymbolEntryConfig;
 }
 
-function patternOf(path: string): RegExp {
+/** A path pattern, `[*]` standing for any index list, matched case-insensitively. */
+export function patternOf(path: string): RegExp {
   const escaped = path.trim().replace(/[.*+?^${}()|[\]\\]/g, (c) => `\\${c}`);
   // `[*]` (escaped above as `\[\*\]`) matches any index list, e.g. [3] or [1,2].
   return new RegExp(`^${escaped.replaceAll('\\[\\*\\]', '\\[[^\\]]+\\]')}$`, 'i');
