@@ -2,7 +2,7 @@
 // password file, or TLS with a test CA made by openssl), stopped and started again on the same port at will.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './redis-server.ts';
@@ -60,6 +60,9 @@ export class Mosquitto {
       );
     }
     writeFileSync(join(dir, 'mosquitto.conf'), lines.join('\n') + '\n');
+    // Started as root, mosquitto drops to its own user, which must still read the folder (test keys only).
+    chmodSync(dir, 0o755);
+    for (const f of readdirSync(dir)) chmodSync(join(dir, f), 0o644);
     await broker.restart();
     return broker;
   }
