@@ -37,6 +37,8 @@ export interface MqttDeps {
 
 export interface MqttSessionStatus {
   clientId: string;
+  /** JSON mode: the PLC the session publishes. */
+  plcId?: string;
   state: LinkState;
   since: string;
   lastError?: string;
@@ -58,6 +60,7 @@ export const maxSymbolsPerPlc = 10_000;
 
 interface Publisher {
   readonly link: MqttLink;
+  readonly plcId?: string;
   readonly buffered: () => number;
   readonly dropped: () => number;
 }
@@ -159,6 +162,7 @@ export class MqttService {
       publisher.attach(link);
       this.#publishers.push({
         link,
+        plcId,
         buffered: () => publisher.buffer.size,
         dropped: () => publisher.buffer.dropped,
       });
@@ -199,8 +203,9 @@ export class MqttService {
   }
 
   status(): MqttStatus {
-    const sessions = this.#publishers.map(({ link }) => ({
+    const sessions = this.#publishers.map(({ link, plcId }) => ({
       clientId: link.clientId,
+      ...(plcId === undefined ? {} : { plcId }),
       state: link.state,
       since: link.since.toISOString(),
       ...(link.lastError === undefined ? {} : { lastError: link.lastError }),
