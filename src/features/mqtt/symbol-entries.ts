@@ -12,9 +12,21 @@ export interface PublishedSymbol {
 
 /** A path pattern, `[*]` standing for any index list, matched case-insensitively. */
 export function patternOf(path: string): RegExp {
+  return new RegExp(`^${patternText(path)}$`, 'i');
+}
+
+/**
+ * What an entry selects: the path itself, or anything under it, since a PLC's symbol tree may list `MAIN.nSpeed`
+ * at the top with no `MAIN` node above it.
+ */
+function selectorOf(path: string): RegExp {
+  return new RegExp(`^${patternText(path)}(?:[.[].*)?$`, 'i');
+}
+
+function patternText(path: string): string {
   const escaped = path.trim().replace(/[.*+?^${}()|[\]\\]/g, (c) => `\\${c}`);
   // `[*]` (escaped above as `\[\*\]`) matches any index list, e.g. [3] or [1,2].
-  return new RegExp(`^${escaped.replaceAll('\\[\\*\\]', '\\[[^\\]]+\\]')}$`, 'i');
+  return escaped.replaceAll('\\[\\*\\]', '\\[[^\\]]+\\]');
 }
 
 function leavesOf(node: SymbolNode, out: SymbolNode[]): void {
@@ -31,7 +43,7 @@ export function expandEntries(
   tree: readonly SymbolNode[],
   limit: number,
 ): { symbols: PublishedSymbol[]; unmatched: string[]; truncated: boolean } {
-  const patterns = entries.map((entry) => ({ entry, re: patternOf(entry.Path), hit: false }));
+  const patterns = entries.map((entry) => ({ entry, re: selectorOf(entry.Path), hit: false }));
   const seen = new Set<string>();
   const symbols: PublishedSymbol[] = [];
   let truncated = false;
