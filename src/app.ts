@@ -48,6 +48,7 @@ import { createRouteIndex } from './http/route-index.ts';
 import { installRouteCatalog } from './http/route-catalog.ts';
 import { createServiceDirectory } from './feature-kit/service-directory.ts';
 import { mcpRoutes } from './features/mcp/index.ts';
+import { mqttRoutes } from './features/mqtt/index.ts';
 import type { TargetRegistry } from './targets/registry.ts';
 
 export interface AppDeps {
@@ -184,6 +185,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(etherCatRoutes, context);
   // After notifications (it records on their shared subscriptions) and alarms (it stores their transitions).
   await app.register(historyRoutes, context);
+  await app.register(mqttRoutes, context);
   await app.register(consoleRoutes, { config, ...(deps.consoleDir ? { dir: deps.consoleDir } : {}) });
 
   // Last: the MCP tools mirror the routes above and use the services they published.

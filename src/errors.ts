@@ -16,6 +16,10 @@ export const errorCatalog = {
   TOKEN_REVOKED: { status: 401, message: 'The key that signed the token of this stream was withdrawn.' },
   FORBIDDEN: { status: 403, message: 'The token lacks the role or scope this route requires.' },
   PLC_ACCESS_DENIED: { status: 403, message: 'The token does not grant access to this PLC.' },
+  MQTT_WRITE_DENIED: {
+    status: 403,
+    message: 'MQTT writes are off (Mqtt.AllowWrites), or the symbol is not in Mqtt.WritableSymbols.',
+  },
   RPC_INVOKE_DENIED: { status: 403, message: 'This method is not in the target’s Rpc.Invokable allow-list.' },
   NOT_FOUND: { status: 404, message: 'No such route.' },
   PLC_NOT_FOUND: { status: 404, message: 'No such PLC.' },

@@ -1,4 +1,4 @@
-// Admin (role admin): open stream connections with terminate, and the audit trail.
+// Admin (role admin): open stream connections with terminate, MQTT publishing, and the audit trail.
 import { useRef, useState } from 'preact/hooks';
 import { api, describeError } from '../api/http.ts';
 import type { AuditPage, AuditRecord, StreamRow } from '../api/types.ts';
@@ -6,6 +6,7 @@ import { Confirm } from '../components/confirm.tsx';
 import { usePoll } from '../live/use-live.ts';
 import type { View } from './view.ts';
 import { Outcome, type Result } from '../components/outcome.tsx';
+import { MqttPanel } from './mqtt-panel.tsx';
 
 function Connections() {
   const rows = usePoll(() => api.get<StreamRow[]>('/api/admin/connections'), 2000, 'connections');
@@ -165,6 +166,7 @@ export const adminView: View = {
     <>
       <h1>Admin</h1>
       <Connections />
+      <MqttPanel />
       <Audit />
     </>
   ),

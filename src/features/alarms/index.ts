@@ -4,3 +4,6 @@ export { alarmServiceKey, type AlarmService } from './service.ts';
 export { parseAcceptLanguage } from './text-catalog.ts';
 export { alarmArchiveKey } from './archive.ts';
 export type { JournalEntry } from './journal.ts';
+export type { AlarmSource } from './alarm-source.ts';
+export type { Alarm } from './schemas.ts';
+export type { AlarmReading } from './reading.ts';

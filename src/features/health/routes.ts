@@ -5,7 +5,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { etherCatDiagnosticsKey } from '../ethercat/index.ts';
-import { httpStatusOf, presentReadiness, readiness, readinessView } from './service.ts';
+import {
+  httpStatusOf,
+  presentReadiness,
+  ReadinessChecks,
+  readinessChecksKey,
+  readiness,
+  readinessView,
+} from './service.ts';
 
 const Status = Type.Union([Type.Literal('Healthy'), Type.Literal('Degraded'), Type.Literal('Unhealthy')]);
 
@@ -19,7 +26,7 @@ const HealthReport = Type.Object({
       data: Type.Optional(
         Type.Record(Type.String(), Type.Unknown(), {
           description:
-            'With Health.Detailed on, or for an admin token whose plc_access reaches every PLC: every check; for another ReadAccess token: plc-connectivity and ethercat of its PLCs only; anonymous: none. plc-connectivity: connection state by plcId, and `<plcId>.lastError` (`<code>: <message>`) while one is not connected; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases',
+            'With Health.Detailed on, or for an admin token whose plc_access reaches every PLC: every check; for another ReadAccess token: plc-connectivity and ethercat of its PLCs only; anonymous: none. plc-connectivity: connection state by plcId, and `<plcId>.lastError` (`<code>: <message>`) while one is not connected; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases; mqtt: broker, sessions, buffered, dropped',
         }),
       ),
     }),
@@ -28,6 +35,8 @@ const HealthReport = Type.Object({
 
 export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, services }) => {
   const etherCat = services.get(etherCatDiagnosticsKey);
+  const added = new ReadinessChecks();
+  services.provide(readinessChecksKey, added);
   // The EtherCAT check joins readiness only where EtherCAT diagnostics are on.
   const etherCatCheck = () => (config.features.EtherCatDiagnostics ? [etherCat.monitor.check()] : []);
   app.get(
@@ -49,7 +58,7 @@ export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, se
       schema: {
         tags: ['Health'],
         summary:
-          'Ready: PLC connectivity, EtherCAT and the cluster where on (Healthy 200, Degraded 200, Unhealthy 503)',
+          'Ready: PLC connectivity, EtherCAT, the cluster and MQTT where on (Healthy 200, Degraded 200, Unhealthy 503)',
         description:
           'Anonymous. Without Health.Detailed each check has its name, status and a fixed description; an admin ' +
           'bearer token whose plc_access reaches every PLC gets the full report, another ReadAccess token the ' +
@@ -61,6 +70,7 @@ export const healthRoutes: FeaturePlugin = (app, { registry, cluster, config, se
       const report = readiness(registry.list(), [
         ...etherCatCheck(),
         ...(cluster ? [await cluster.check()] : []),
+        ...added.run(),
       ]);
       // The answer depends on the caller's token: no cache may hand an admin's answer to anyone else.
       void reply

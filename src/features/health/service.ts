@@ -2,6 +2,7 @@
 // form an anonymous caller gets.
 import { canAccessPlc, type Principal } from '../../guards/principal.ts';
 import { satisfiesPolicy } from '../../guards/policies.ts';
+import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 
 export type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
@@ -143,3 +144,19 @@ export function presentReadiness(
     }),
   };
 }
+
+/** Readiness checks other features add (the MQTT broker connection); asked at every /health/ready. */
+export class ReadinessChecks {
+  readonly #checks: Array<() => HealthCheck> = [];
+
+  add(check: () => HealthCheck): void {
+    this.#checks.push(check);
+  }
+
+  run(): HealthCheck[] {
+    return this.#checks.map((c) => c());
+  }
+}
+
+/** The health routes' ReadinessChecks, published for features registered after them. */
+export const readinessChecksKey = new ServiceKey<ReadinessChecks>('readiness checks');

@@ -2,9 +2,9 @@
 // events (`disconnected`, then `reconnected` followed by the fresh value of every symbol in use, once).
 import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 import type { EventSink } from '../../http/streams/outbox.ts';
+import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import { NotificationSession } from './session.ts';
 import { DeliveryBatch, deliveryWindowMs, type Schedule } from './delivery-batch.ts';
-import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import { SharedSubscriptions, type ChangeObserver, type Observation } from './shared-subscriptions.ts';
 
 export interface NotificationSettings {
@@ -87,6 +87,14 @@ export class NotificationService {
   /** Holds `path` of `target` open for an observer inside the gateway, on the subscription clients share. */
   observe(target: PlcTarget, path: string, observer: ChangeObserver): Observation {
     return this.#channel(target).shared.observe(path, observer);
+  }
+
+  /**
+   * The shared subscriptions of `target`, for features that publish live values elsewhere (MQTT): a symbol they
+   * hold that a stream client also watches costs the PLC one notification.
+   */
+  shared(target: PlcTarget): SharedSubscriptions {
+    return this.#channel(target).shared;
   }
 
   /** Target subscriptions open on a PLC (one per symbol in use). */
