@@ -57,7 +57,8 @@ export function sharedEntry([id, fields]: StreamEntry): SharedEntry {
   };
   let fault: string | undefined;
   if (!id.endsWith('-0')) fault = `stream id ${id} is not <seq>-0`;
-  else if (p === undefined || !/^\d{1,16}$/.test(p)) fault = 'field p (epoch) is not a number';
+  else if (p === undefined || !/^\d+$/.test(p) || !Number.isSafeInteger(entry.epoch))
+    fault = 'field p (epoch) is not a number';
   else if (e === undefined) fault = 'field e (entry) is missing';
   return fault === undefined ? entry : { ...entry, fault };
 }
