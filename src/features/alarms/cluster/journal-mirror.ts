@@ -63,9 +63,13 @@ export function sharedEntry([id, fields]: StreamEntry): SharedEntry {
   return fault === undefined ? entry : { ...entry, fault };
 }
 
-/** The entry as the holder wrote it, or why it is rejected. */
-function checked({ seq, text, fault }: SharedEntry): JournalEntry | Rejection {
+/** The entry as the holder wrote it in journal `epoch`, or why it is rejected. */
+function checked(
+  { epoch: its, seq, text, fault }: SharedEntry,
+  epoch: number | undefined,
+): JournalEntry | Rejection {
   if (fault !== undefined) return { rejected: fault };
+  if (its !== epoch) return { rejected: `epoch ${its} is not the journal's (${String(epoch)})` };
   return checkedEntry(seq, ...entryParts(text));
 }
 
@@ -83,17 +87,18 @@ function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEntry): v
 
 /**
  * The outstanding alarms as of the journal's newest entry: the stored snapshot (as of `snapshotSeq`) with the
- * later entries applied, in slot order.
+ * later entries of journal `epoch` applied, in slot order.
  */
 export function outstandingAfter(
   snapshot: readonly AlarmReading[],
   snapshotSeq: number,
   entries: readonly SharedEntry[],
+  epoch: number,
 ): AlarmReading[] {
   const readings = new Map(snapshot.map((r) => [r.key, r]));
   for (const shared of entries) {
     // A rejected entry changes nothing (the copy that follows the stream reports it).
-    const entry = shared.seq > snapshotSeq ? checked(shared) : undefined;
+    const entry = shared.seq > snapshotSeq ? checked(shared, epoch) : undefined;
     if (entry !== undefined && !('rejected' in entry)) applyEntry(readings, entry);
   }
   return [...readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
@@ -127,7 +132,7 @@ export class JournalMirror implements JournalReader {
     return this.#epoch;
   }
 
-  /** Replaces everything with the stored journal. */
+  /** Replaces everything with the stored journal (its entries of another epoch than its own are rejected). */
   load(stored: StoredJournal, now: number): void {
     this.#epoch = stored.epoch;
     this.#journal = new EntryRing(this.#capacity, stored.epoch ?? Math.floor(now) * 1000);
@@ -141,17 +146,20 @@ export class JournalMirror implements JournalReader {
 
   /**
    * Takes the stream's new entries; answers those not held yet (in order), or undefined when an entry belongs
-   * to another epoch (the journal restarted: load it again).
+   * to another epoch (the journal restarted: load it again). `foreign` 'reject': Redis still holds this copy's
+   * epoch, so an entry of another one is not the holder's and is rejected.
    */
-  take(shared: readonly SharedEntry[]): JournalEntry[] | undefined {
+  take(shared: readonly SharedEntry[], foreign: 'reload' | 'reject' = 'reload'): JournalEntry[] | undefined {
+    // Looked for first, so that nothing is taken (and never announced) when the answer is undefined. An entry
+    // without a readable epoch is rejected in this one rather than reloading for it forever.
+    if (foreign === 'reload' && shared.some((e) => e.fault === undefined && e.epoch !== this.#epoch))
+      return undefined;
     const taken: JournalEntry[] = [];
     for (const item of shared) {
-      const { epoch, seq, text, fault } = item;
-      // An entry without a readable epoch is rejected in this one rather than reloading for it forever.
-      if (fault === undefined && epoch !== this.#epoch) return undefined;
+      const { seq, text } = item;
       if (seq <= this.#journal.newest()) continue;
       this.#keepReadingsBefore(this.#journal.oldestAfter(seq));
-      const entry = checked(item);
+      const entry = checked(item, this.#epoch);
       if ('rejected' in entry) {
         this.#journal.follow(seq, rejectedText);
         this.#onRejected(seq, entry.rejected, text);
@@ -167,7 +175,7 @@ export class JournalMirror implements JournalReader {
 
   /** The text a ring keeps of `shared`: its own, or (reported) the rejected mark. */
   #checkedText(shared: SharedEntry): string {
-    const entry = checked(shared);
+    const entry = checked(shared, this.#epoch);
     if (!('rejected' in entry)) return shared.text;
     this.#onRejected(shared.seq, entry.rejected, shared.text);
     return rejectedText;

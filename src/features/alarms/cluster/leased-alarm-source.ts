@@ -235,10 +235,13 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
   }
 
   async #take(entries: SharedEntry[]): Promise<void> {
-    const taken = this.journal.take(entries);
+    let taken = this.journal.take(entries);
     if (taken === undefined) {
+      const epoch = this.journal.epoch;
       await this.#reload(true);
-      return;
+      if (this.journal.epoch !== epoch) return;
+      // Redis holds this copy's epoch still: the entries of another one were not appended by a holder.
+      taken = this.journal.take(entries, 'reject') ?? [];
     }
     if (taken.length === 0) return;
     for (const listener of [...this.#listeners]) listener(taken);
@@ -295,7 +298,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     const stored = 'rejected' in checked ? undefined : checked;
     return {
       epoch: Number(epoch),
-      outstanding: outstandingAfter(stored ?? [], snapshotSeq, entries),
+      outstanding: outstandingAfter(stored ?? [], snapshotSeq, entries, Number(epoch)),
       entries,
       ...(stored === undefined ? { snapshotRejected: true } : {}),
     };

@@ -45,13 +45,15 @@ const forgedEntry = (patch: Record<string, unknown>, readingPatch: Record<string
   });
 const { key: _key, ...withoutKey } = reading;
 
-/** Each forged entry's `e` field, and the start of the reason it is rejected for. */
-const forgeries: Array<[e: string, reason: string]> = [
+/** Each forged entry's `e` field, the start of the reason it is rejected for, and whether its epoch is another. */
+const forgeries: Array<[e: string, reason: string, otherEpoch?: true]> = [
   ['{"at": not json', 'not JSON'],
   [JSON.stringify({ at: '2026-11-28T10:00:00.000Z', kind: 'raised', reading: withoutKey }), '/reading/key'],
   [forgedEntry({ kind: 'deleted' }), '/kind'],
   [forgedEntry({}, { severity: 'high' }), '/reading/severity'],
   [forgedEntry({}, { needsAck: 'yes', slotIndex: -1 }), '/reading/needsAck'],
+  // Of the right shape, but not of the journal's epoch (which Redis still holds).
+  [forgedEntry({}), 'epoch', true],
   [forgedEntry({}, { equipmentId: 'x'.repeat(100_000), errorCode: 1.5 }), '/reading/errorCode'],
 ];
 
@@ -150,8 +152,15 @@ describe('cluster: forged alarm journal values in Redis are rejected, not served
       const ids = forgeries.map((_, i) => `${BigInt(newest) + BigInt(i + 1)}-0`);
       const logged = all().map((r) => r.logged((line) => line.includes(rejectedEntry), forgeries.length));
       const forge = direct.multi();
-      for (const [i, [e]] of forgeries.entries())
-        forge.xadd(keys.journal, ids[i] as string, 'p', epoch, 'e', e);
+      for (const [i, [e, , otherEpoch]] of forgeries.entries())
+        forge.xadd(
+          keys.journal,
+          ids[i] as string,
+          'p',
+          otherEpoch ? String(BigInt(epoch) - 1n) : epoch,
+          'e',
+          e,
+        );
       forge.hset(keys.state, 'seq', (BigInt(newest) + BigInt(forgeries.length)).toString());
       await forge.exec();
       // Read by each replica's periodic check of the stream.
