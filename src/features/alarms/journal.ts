@@ -44,14 +44,23 @@ export function entryText(json: string, user: string | undefined): string {
   return user === undefined ? json : `\0${user.length}\0${user}${json}`;
 }
 
+/** An entry's text (see entryText) split into its JSON and its acknowledging user. */
+export function entryParts(text: string): [json: string, user: string | undefined] {
+  if (!text.startsWith('\0')) return [text, undefined];
+  const at = text.indexOf('\0', 1) + 1;
+  const end = at + Number(text.slice(1, at - 1));
+  return [text.slice(end), text.slice(at, end)];
+}
+
+/**
+ * What a ring keeps in place of an entry a copy rejected (see JournalMirror): its number stays taken, so the copy
+ * moves past it, but it is never handed out. No entry's text is empty.
+ */
+export const rejectedText = '';
+
 /** The entry numbered `seq` from its text. */
 export function entryFromText(seq: number, text: string): JournalEntry {
-  let [json, user]: [string, string | undefined] = [text, undefined];
-  if (text.startsWith('\0')) {
-    const at = text.indexOf('\0', 1) + 1;
-    const end = at + Number(text.slice(1, at - 1));
-    [json, user] = [text.slice(end), text.slice(at, end)];
-  }
+  const [json, user] = entryParts(text);
   const body = JSON.parse(json) as Omit<JournalEntry, 'seq' | 'user'>;
   return user === undefined
     ? { seq, at: body.at, kind: body.kind, reading: body.reading }
@@ -94,7 +103,9 @@ export class EntryRing {
   /** The entry numbered `seq`, while it is held. */
   entry(seq: number): JournalEntry | undefined {
     const i = seq - this.#oldest();
-    return i >= 0 && i < this.#texts.length ? entryFromText(seq, this.#texts.at(i)) : undefined;
+    if (i < 0 || i >= this.#texts.length) return undefined;
+    const text = this.#texts.at(i);
+    return text === rejectedText ? undefined : entryFromText(seq, text);
   }
 
   /**
@@ -115,14 +126,16 @@ export class EntryRing {
     return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= this.#oldest() - 1;
   }
 
-  /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`. */
+  /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`; rejected ones left out. */
   since(after: number | undefined, limit: number): JournalEntry[] {
     const n = this.#texts.length;
     const oldest = this.#oldest();
     const start = after === undefined ? 0 : Math.max(0, Math.min(n, after + 1 - oldest));
     const entries: JournalEntry[] = [];
-    for (let i = start; i < n && entries.length < limit; i++)
-      entries.push(entryFromText(oldest + i, this.#texts.at(i)));
+    for (let i = start; i < n && entries.length < limit; i++) {
+      const text = this.#texts.at(i);
+      if (text !== rejectedText) entries.push(entryFromText(oldest + i, text));
+    }
     return entries;
   }
 }

@@ -1,7 +1,7 @@
 // Wire formats of the alarm routes (TypeBox): Alarm, the list result, transition frames, acknowledge, history.
 import { Type, type Static } from '@sinclair/typebox';
 
-const PlcClock = Type.Union([Type.Literal('Unspecified'), Type.Literal('Utc'), Type.Literal('Local')]);
+export const PlcClock = Type.Union([Type.Literal('Unspecified'), Type.Literal('Utc'), Type.Literal('Local')]);
 
 export const Alarm = Type.Object(
   {
@@ -51,7 +51,7 @@ export const AlarmList = Type.Object({
 });
 export type AlarmList = Static<typeof AlarmList>;
 
-const TransitionKind = Type.Union([
+export const TransitionKind = Type.Union([
   Type.Literal('raised'),
   Type.Literal('acknowledged'),
   Type.Literal('cleared'),

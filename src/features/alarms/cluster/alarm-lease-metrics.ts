@@ -1,11 +1,13 @@
 // Lease figures in /metrics: leases this replica holds, takeovers it made, and how long each took, from the
-// previous holder's last renewal (its death, within a renewal period) to the new holder's first append.
+// previous holder's last renewal (its death, within a renewal period) to the new holder's first append; and the
+// journal entries and snapshots read from Redis that this replica rejected (not of the shape the holder writes).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export class AlarmLeaseMetrics {
   readonly #held = new Set<string>();
   readonly #takeovers: Counter;
   readonly #takeoverSeconds: Histogram;
+  readonly #rejected: Counter<'plcId' | 'kind'>;
 
   constructor(registry: Registry) {
     const held = this.#held;
@@ -28,6 +30,12 @@ export class AlarmLeaseMetrics {
       buckets: [0.25, 0.5, 1, 2, 3, 5, 10, 30],
       registers: [registry],
     });
+    this.#rejected = new Counter({
+      name: 'alarm_journal_rejected_total',
+      help: 'Alarm journal values read from Redis and rejected as not of the shape the holder writes, by kind: entry (left out of the journal) or snapshot (taken as absent).',
+      labelNames: ['plcId', 'kind'],
+      registers: [registry],
+    });
   }
 
   /** PLCs whose lease this replica holds, sorted. */
@@ -38,6 +46,10 @@ export class AlarmLeaseMetrics {
   held(plcId: string, holding: boolean): void {
     if (holding) this.#held.add(plcId);
     else this.#held.delete(plcId);
+  }
+
+  rejected(plcId: string, kind: 'entry' | 'snapshot'): void {
+    this.#rejected.inc({ plcId, kind });
   }
 
   tookOver(seconds: number): void {

@@ -2,15 +2,17 @@
 // outstanding alarms, loaded from Redis and then fed entry by entry from the stream, whoever appended them.
 // The history route, the list and the streams read it synchronously, as they read the in-process journal.
 import {
-  entryFromText,
+  entryParts,
   EntryRing,
   entryText,
+  rejectedText,
   pageOf,
   type JournalEntry,
   type JournalPage,
   type JournalReader,
 } from '../journal.ts';
 import { isOutstanding, type AlarmReading } from '../reading.ts';
+import { checkedEntry, type Rejection } from './journal-wire.ts';
 
 /** A stream entry as XRANGE/XREAD answer it: id `<seq>-0` and fields p (epoch), e (entry JSON), u (user). */
 export type StreamEntry = [id: string, fields: string[]];
@@ -20,7 +22,12 @@ export interface SharedEntry {
   readonly epoch: number;
   readonly seq: number;
   readonly text: string;
+  /** Set when the stream entry's fields are not the append script's (the entry is rejected). */
+  readonly fault?: string;
 }
+
+/** Told of each entry a copy rejects: its number, why, and its text. */
+export type RejectedEntry = (seq: number, reason: string, text: string) => void;
 
 /** What is stored in Redis as the state of a journal: its epoch, the outstanding alarms as of its newest entry, the entries. */
 export interface StoredJournal {
@@ -28,6 +35,8 @@ export interface StoredJournal {
   readonly epoch: number | undefined;
   readonly outstanding: readonly AlarmReading[];
   readonly entries: readonly SharedEntry[];
+  /** The stored snapshot was not of the shape the holder writes: `outstanding` is only what the entries tell. */
+  readonly snapshotRejected?: boolean;
 }
 
 // The append script writes p, e and (an acknowledgement's user) u in this order: looked up there first.
@@ -37,13 +46,31 @@ function field(fields: readonly string[], name: string, at: number): string | un
   return i >= 0 && i % 2 === 0 ? fields[i + 1] : undefined;
 }
 
-/** A stream entry as a copy takes it. */
+/** A stream entry as a copy takes it; fields other than the append script writes make it a faulty one. */
 export function sharedEntry([id, fields]: StreamEntry): SharedEntry {
-  return {
-    epoch: Number(field(fields, 'p', 0)),
+  const p = field(fields, 'p', 0);
+  const e = field(fields, 'e', 2);
+  const entry = {
+    epoch: Number(p),
     seq: Number(id.slice(0, id.indexOf('-'))),
-    text: entryText(field(fields, 'e', 2) ?? '{}', field(fields, 'u', 4)),
+    text: entryText(e ?? '', field(fields, 'u', 4)),
   };
+  let fault: string | undefined;
+  if (!id.endsWith('-0')) fault = `stream id ${id} is not <seq>-0`;
+  else if (p === undefined || !/^\d+$/.test(p) || !Number.isSafeInteger(entry.epoch))
+    fault = 'field p (epoch) is not a number';
+  else if (e === undefined) fault = 'field e (entry) is missing';
+  return fault === undefined ? entry : { ...entry, fault };
+}
+
+/** The entry as the holder wrote it in journal `epoch`, or why it is rejected. */
+function checked(
+  { epoch: its, seq, text, fault }: SharedEntry,
+  epoch: number | undefined,
+): JournalEntry | Rejection {
+  if (fault !== undefined) return { rejected: fault };
+  if (its !== epoch) return { rejected: `epoch ${its} is not the journal's (${String(epoch)})` };
+  return checkedEntry(seq, ...entryParts(text));
 }
 
 /** An ended or no longer outstanding alarm leaves the outstanding alarms. */
@@ -60,20 +87,26 @@ function applyEntry(readings: Map<string, AlarmReading>, entry: JournalEntry): v
 
 /**
  * The outstanding alarms as of the journal's newest entry: the stored snapshot (as of `snapshotSeq`) with the
- * later entries applied, in slot order.
+ * later entries of journal `epoch` applied, in slot order.
  */
 export function outstandingAfter(
   snapshot: readonly AlarmReading[],
   snapshotSeq: number,
   entries: readonly SharedEntry[],
+  epoch: number,
 ): AlarmReading[] {
   const readings = new Map(snapshot.map((r) => [r.key, r]));
-  for (const { seq, text } of entries) if (seq > snapshotSeq) applyEntry(readings, entryFromText(seq, text));
+  for (const shared of entries) {
+    // A rejected entry changes nothing (the copy that follows the stream reports it).
+    const entry = shared.seq > snapshotSeq ? checked(shared, epoch) : undefined;
+    if (entry !== undefined && !('rejected' in entry)) applyEntry(readings, entry);
+  }
   return [...readings.values()].sort((a, b) => a.slotIndex - b.slotIndex);
 }
 
 export class JournalMirror implements JournalReader {
   readonly #capacity: number;
+  readonly #onRejected: RejectedEntry;
   #epoch: number | undefined;
   #journal: EntryRing;
   /**
@@ -88,8 +121,10 @@ export class JournalMirror implements JournalReader {
   #oldestRef = Infinity;
   #outstanding: AlarmReading[] | undefined = [];
 
-  constructor(capacity: number, now: number) {
+  /** `onRejected`: each entry that is not one the holder writes; it is left out, and the copy moves past it. */
+  constructor(capacity: number, now: number, onRejected: RejectedEntry = () => undefined) {
     this.#capacity = capacity;
+    this.#onRejected = onRejected;
     this.#journal = new EntryRing(capacity, Math.floor(now) * 1000);
   }
 
@@ -97,11 +132,12 @@ export class JournalMirror implements JournalReader {
     return this.#epoch;
   }
 
-  /** Replaces everything with the stored journal. */
+  /** Replaces everything with the stored journal (its entries of another epoch than its own are rejected). */
   load(stored: StoredJournal, now: number): void {
     this.#epoch = stored.epoch;
     this.#journal = new EntryRing(this.#capacity, stored.epoch ?? Math.floor(now) * 1000);
-    for (const { seq, text } of stored.entries) this.#journal.follow(seq, text);
+    for (const shared of stored.entries)
+      if (shared.seq > this.#journal.newest()) this.#journal.follow(shared.seq, this.#checkedText(shared));
     this.#bySeq = new Map();
     this.#byValue = new Map(stored.outstanding.map((r) => [r.key, r]));
     this.#oldestRef = Infinity;
@@ -110,20 +146,39 @@ export class JournalMirror implements JournalReader {
 
   /**
    * Takes the stream's new entries; answers those not held yet (in order), or undefined when an entry belongs
-   * to another epoch (the journal restarted: load it again).
+   * to another epoch (the journal restarted: load it again). `foreign` 'reject': Redis still holds this copy's
+   * epoch, so an entry of another one is not the holder's and is rejected.
    */
-  take(shared: readonly SharedEntry[]): JournalEntry[] | undefined {
+  take(shared: readonly SharedEntry[], foreign: 'reload' | 'reject' = 'reload'): JournalEntry[] | undefined {
+    // Looked for first, so that nothing is taken (and never announced) when the answer is undefined. An entry
+    // without a readable epoch is rejected in this one rather than reloading for it forever.
+    if (foreign === 'reload' && shared.some((e) => e.fault === undefined && e.epoch !== this.#epoch))
+      return undefined;
     const taken: JournalEntry[] = [];
-    for (const { epoch, seq, text } of shared) {
-      if (epoch !== this.#epoch) return undefined;
+    for (const item of shared) {
+      const { seq, text } = item;
+      if (seq <= this.#journal.newest()) continue;
       this.#keepReadingsBefore(this.#journal.oldestAfter(seq));
-      if (!this.#journal.follow(seq, text)) continue;
-      const entry = entryFromText(seq, text);
+      const entry = checked(item, this.#epoch);
+      if ('rejected' in entry) {
+        this.#journal.follow(seq, rejectedText);
+        this.#onRejected(seq, entry.rejected, text);
+        continue;
+      }
+      this.#journal.follow(seq, text);
       taken.push(entry);
       this.#apply(entry);
       this.#outstanding = undefined;
     }
     return taken;
+  }
+
+  /** The text a ring keeps of `shared`: its own, or (reported) the rejected mark. */
+  #checkedText(shared: SharedEntry): string {
+    const entry = checked(shared, this.#epoch);
+    if (!('rejected' in entry)) return shared.text;
+    this.#onRejected(shared.seq, entry.rejected, shared.text);
+    return rejectedText;
   }
 
   #apply(entry: JournalEntry): void {

@@ -20,6 +20,7 @@ import {
   type StoredJournal,
   type StreamEntry,
 } from './journal-mirror.ts';
+import { checkedSnapshot, quoted } from './journal-wire.ts';
 import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
 import type { LeaseRounds } from './lease-rounds.ts';
 import type { ScriptAnswer } from '../../../cluster/redis-link.ts';
@@ -95,6 +96,9 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
   #watch: Watch | undefined;
   /** Set on a takeover from another replica: its last renewal, until the new holder first appends. */
   #takeoverFromMs: number | undefined;
+  /** The newest rejected entry reported, and the last rejected snapshot's `<epoch>:<snapseq>`: each reported once. */
+  #rejectedSeq = 0;
+  #rejectedSnapshot: string | undefined;
 
   constructor(target: PlcTarget, settings: AlarmTargetConfig, deps: LeasedSourceDeps) {
     this.plcId = target.id;
@@ -102,7 +106,9 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     this.#target = target;
     this.#deps = deps;
     this.#keys = alarmKeys(target.id);
-    this.journal = new JournalMirror(settings.JournalLength, deps.now());
+    this.journal = new JournalMirror(settings.JournalLength, deps.now(), (seq, reason, text) =>
+      this.#rejectedEntry(seq, reason, text),
+    );
     const { cluster } = deps;
     this.#lease = new AlarmLease(
       cluster.link,
@@ -229,10 +235,13 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
   }
 
   async #take(entries: SharedEntry[]): Promise<void> {
-    const taken = this.journal.take(entries);
+    let taken = this.journal.take(entries);
     if (taken === undefined) {
+      const epoch = this.journal.epoch;
       await this.#reload(true);
-      return;
+      if (this.journal.epoch !== epoch) return;
+      // Redis holds this copy's epoch still: the entries of another one were not appended by a holder.
+      taken = this.journal.take(entries, 'reject') ?? [];
     }
     if (taken.length === 0) return;
     for (const listener of [...this.#listeners]) listener(taken);
@@ -281,11 +290,39 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     const [epoch, snapshot, snapseq, seq] = (answer?.[0]?.[1] ?? []) as Array<string | null>;
     if (epoch === null || epoch === undefined) return { epoch: undefined, outstanding: [], entries: [] };
     const entries = ((answer?.[1]?.[1] ?? []) as StreamEntry[]).map(sharedEntry);
-    const stored =
-      snapshot === null || snapshot === undefined ? [] : (JSON.parse(snapshot) as AlarmReading[]);
     // A state written before snapshots became periodic has its snapshot as of its newest entry.
     const snapshotSeq = Number(snapseq ?? seq ?? epoch);
-    return { epoch: Number(epoch), outstanding: outstandingAfter(stored, snapshotSeq, entries), entries };
+    const checked = snapshot === null || snapshot === undefined ? [] : checkedSnapshot(snapshot);
+    if ('rejected' in checked)
+      this.#rejectedState(`${epoch}:${snapshotSeq}`, checked.rejected, snapshot ?? '');
+    const stored = 'rejected' in checked ? undefined : checked;
+    return {
+      epoch: Number(epoch),
+      outstanding: outstandingAfter(stored ?? [], snapshotSeq, entries, Number(epoch)),
+      entries,
+      ...(stored === undefined ? { snapshotRejected: true } : {}),
+    };
+  }
+
+  /** Logged and counted once per entry (reloads and takeovers read the stream again); never served. */
+  #rejectedEntry(seq: number, reason: string, text: string): void {
+    if (seq <= this.#rejectedSeq) return;
+    this.#rejectedSeq = seq;
+    this.#deps.metrics.rejected(this.plcId, 'entry');
+    this.#deps.log.warn(
+      { plcId: this.plcId, id: `${seq}-0`, reason, entry: quoted(text) },
+      'alarm journal entry rejected: not of the shape the holder writes; left out',
+    );
+  }
+
+  #rejectedState(which: string, reason: string, text: string): void {
+    if (which === this.#rejectedSnapshot) return;
+    this.#rejectedSnapshot = which;
+    this.#deps.metrics.rejected(this.plcId, 'snapshot');
+    this.#deps.log.warn(
+      { plcId: this.plcId, snapshot: which, reason, value: quoted(text) },
+      'alarm journal snapshot rejected: not of the shape the holder writes; taken as absent',
+    );
   }
 
   async #acquired(value: string, previous: { holder: string; renewedMs: number } | undefined): Promise<void> {
@@ -305,7 +342,9 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
       snapshotted: false,
       sinceSnapshot: 0,
     };
-    if (stored.epoch !== undefined) monitor.seed(stored.outstanding);
+    // Without a usable snapshot the first one read from the PLC is taken as fresh, as when no journal exists: it
+    // raises every outstanding alarm again, which also brings the copies' lists back in line.
+    if (stored.epoch !== undefined && stored.snapshotRejected !== true) monitor.seed(stored.outstanding);
     this.#watch = watch;
     this.#takeoverFromMs = previous?.renewedMs;
     this.#deps.metrics.held(this.plcId, true);

@@ -12,12 +12,30 @@ import {
 
 const epoch = 1_000_000;
 
+/** A reading as the holder writes it. */
+const reading = (key: string, slotIndex: number, isActive: boolean) => ({
+  key,
+  equipmentId: `eq-${key}`,
+  errorCode: slotIndex + 100,
+  severity: 2,
+  severityLabel: 'ERROR',
+  isActive,
+  needsAck: false,
+  isAcked: false,
+  slotIndex,
+  time: {
+    lastOccurred: `2026-01-01T00:00:0${slotIndex}.000`,
+    plcTimestamp: '-',
+    plcClock: 'Utc' as const,
+  },
+});
+
 /** An entry as the stream answers it, taken as a copy takes it. */
 function streamEntry(seq: number, text: string, user?: string): SharedEntry {
   const body = JSON.stringify({
     at: '2026-01-01T00:00:00.000Z',
     kind: user === undefined ? 'raised' : 'acknowledged',
-    reading: { key: `K${seq}`, message: text, slotIndex: seq % 10, isActive: true },
+    reading: { ...reading(`K${seq}`, seq % 10, true), equipmentId: text },
   });
   return sharedEntry([
     `${seq}-0`,
@@ -65,7 +83,7 @@ describe("a replica's journal copy", () => {
     got.forEach((e, i) => {
       const k = 300 + i;
       assert.equal(e.seq, epoch + 1 + k);
-      assert.equal((e.reading as unknown as { message: string }).message, texts[k % texts.length]);
+      assert.equal(e.reading.equipmentId, texts[k % texts.length]);
       assert.equal(e.user, users[k % users.length]);
       assert.equal(e.kind, users[k % users.length] === undefined ? 'raised' : 'acknowledged');
     });
@@ -84,22 +102,6 @@ describe("a replica's journal copy", () => {
   });
 
   test('outstanding alarms stay listed after the entries that raised them leave the copy, and past a gap', () => {
-    const reading = (key: string, slotIndex: number, isActive: boolean) => ({
-      key,
-      equipmentId: `eq-${key}`,
-      errorCode: slotIndex + 100,
-      severity: 2,
-      severityLabel: 'ERROR',
-      isActive,
-      needsAck: false,
-      isAcked: false,
-      slotIndex,
-      time: {
-        lastOccurred: `2026-01-01T00:00:0${slotIndex}.000`,
-        plcTimestamp: '-',
-        plcClock: 'Utc' as const,
-      },
-    });
     const transition = (seq: number, kind: 'raised' | 'ended', key: string, slot: number): SharedEntry =>
       sharedEntry([
         `${epoch + seq}-0`,
@@ -107,7 +109,11 @@ describe("a replica's journal copy", () => {
           'p',
           String(epoch),
           'e',
-          JSON.stringify({ at: 'now', kind, reading: reading(key, slot, kind === 'raised') }),
+          JSON.stringify({
+            at: '2026-01-01T00:00:00.000Z',
+            kind,
+            reading: reading(key, slot, kind === 'raised'),
+          }),
         ],
       ]);
     const listed = (mirror: JournalMirror) => mirror.outstanding().map((r) => `${r.key}@${r.slotIndex}`);
@@ -134,5 +140,66 @@ describe("a replica's journal copy", () => {
     mirror.take([transition(21, 'ended', 'A', 0), transition(22, 'ended', 'S', 9)]);
     assert.deepEqual(listed(mirror), ['E@3', 'D@4']);
     assert.equal(mirror.reading('A'), undefined);
+  });
+
+  test('entries not of the shape the holder writes are rejected, reported once each and moved past: never listed', () => {
+    const valid = (seq: number, key: string) =>
+      JSON.stringify({ at: '2026-01-01T00:00:00.000Z', kind: 'raised', reading: reading(key, 1, true) });
+    const forged: Array<[string, string[]]> = [
+      ['not JSON', ['p', String(epoch), 'e', '{"at": nope']],
+      ['no key', ['p', String(epoch), 'e', valid(0, 'X').replace('"key":"X",', '')]],
+      ['bad kind', ['p', String(epoch), 'e', valid(0, 'X').replace('"raised"', '"deleted"')]],
+      ['severity text', ['p', String(epoch), 'e', valid(0, 'X').replace('"severity":2', '"severity":"2"')]],
+      ['bad clock', ['p', String(epoch), 'e', valid(0, 'X').replace('"Utc"', '"Mars"')]],
+      ['extra field', ['p', String(epoch), 'e', valid(0, 'X').replace('{"at"', '{"html":"<b>","at"')]],
+      ['no epoch', ['e', valid(0, 'X')]],
+      ['no entry', ['p', String(epoch)]],
+      ['other epoch', ['p', String(epoch - 1), 'e', valid(0, 'X')]],
+    ];
+    const entries: SharedEntry[] = [
+      sharedEntry([`${epoch + 1}-0`, ['p', String(epoch), 'e', valid(1, 'A')]]),
+      ...forged.map(([, fields], i) => sharedEntry([`${epoch + 2 + i}-0`, fields])),
+      sharedEntry([`${epoch + 11}-0`, ['p', String(epoch), 'e', valid(11, 'B')]]),
+    ];
+    const rejected: Array<[number, string]> = [];
+    const mirror = new JournalMirror(20, epoch / 1000, (seq, reason) => rejected.push([seq, reason]));
+    mirror.load({ epoch, outstanding: [], entries: [] }, 0);
+    // An entry of another epoch asks for a reload first; Redis still holding this one, it is rejected.
+    assert.equal(mirror.take(entries), undefined);
+    assert.deepEqual(
+      mirror.take(entries, 'reject')?.map((e) => e.reading.key),
+      ['A', 'B'],
+    );
+    assert.deepEqual(
+      rejected.map(([seq]) => seq),
+      forged.map((_, i) => epoch + 2 + i),
+    );
+    assert.equal(rejected[0]?.[1], 'not JSON');
+    assert.match(rejected[1]?.[1] ?? '', /^\/reading\/key /);
+    assert.match(rejected[2]?.[1] ?? '', /^\/kind /);
+    assert.match(rejected[3]?.[1] ?? '', /^\/reading\/severity /);
+    assert.match(rejected[4]?.[1] ?? '', /^\/reading\/time\/plcClock /);
+    assert.match(rejected[6]?.[1] ?? '', /epoch/);
+    assert.match(rejected[7]?.[1] ?? '', /entry/);
+    assert.match(rejected[8]?.[1] ?? '', /^epoch 999999 is not the journal's/);
+    assert.deepEqual(seqs(mirror), [epoch + 1, epoch + 11]);
+    assert.equal(mirror.newest(), epoch + 11, 'the cursor moves past the rejected entries');
+    assert.deepEqual(
+      mirror.readSince(epoch + 1, 1).entries.map((e) => e.seq),
+      [epoch + 11],
+    );
+    assert.equal(mirror.holdsAfter(epoch + 1), true);
+    assert.deepEqual(
+      mirror.outstanding().map((r) => r.key),
+      ['A', 'B'],
+    );
+    // Taken again (a stream read overlapping a push): nothing new, nothing reported twice.
+    assert.deepEqual(mirror.take(entries, 'reject'), []);
+    assert.equal(rejected.length, forged.length);
+    // Loaded from the stored journal: the same entries are left out.
+    const loaded = new JournalMirror(20, epoch / 1000, (seq) => rejected.push([seq, 'load']));
+    loaded.load({ epoch, outstanding: [], entries }, 0);
+    assert.deepEqual(seqs(loaded), [epoch + 1, epoch + 11]);
+    assert.equal(rejected.length, 2 * forged.length);
   });
 });
