@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { Mosquitto } from '../../helpers/mosquitto.ts';
+import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { mqttSettings, startGateway, Subscriber, waitLimitMs, type GatewayRig } from './fixture.ts';
 
 interface Check {
@@ -18,7 +19,7 @@ interface Check {
 async function mqttCheck(app: FastifyInstance, want: (c: Check) => boolean): Promise<Check> {
   const started = Date.now();
   for (;;) {
-    const res = await app.inject({ method: 'GET', url: '/health/ready' });
+    const res = await app.inject({ method: 'GET', url: '/health/ready', headers: bearer(await mintToken()) });
     const check = res.json<{ checks: Check[] }>().checks.find((c) => c.name === 'mqtt');
     assert.ok(check, res.body);
     if (want(check)) return check;
@@ -60,7 +61,11 @@ describe('MQTT broker connection', () => {
     const check = await mqttCheck(gw.app, (c) => c.data['plc-gateway.lastError'] !== undefined);
     assert.equal(check.status, 'Degraded');
     assert.match(String(check.data['plc-gateway.lastError']), /certificate/i);
-    const ready = await gw.app.inject({ method: 'GET', url: '/health/ready' });
+    const ready = await gw.app.inject({
+      method: 'GET',
+      url: '/health/ready',
+      headers: bearer(await mintToken()),
+    });
     assert.equal(ready.statusCode, 200, 'Degraded still serves');
   });
 

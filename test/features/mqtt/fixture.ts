@@ -11,6 +11,7 @@ import { connect, type IClientOptions, type MqttClient } from 'mqtt';
 import { decode, type UPayload } from '../../../src/features/mqtt/sparkplug-codec.ts';
 import { ProgramBuilder } from '../../../src/simulator/engine/index.ts';
 import { buildTestApp } from '../../helpers/app.ts';
+import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { testConfig, type SettingsOverrides } from '../../helpers/config.ts';
 import type { Mosquitto } from '../../helpers/mosquitto.ts';
 import { startTestPlc, type TestPlc } from '../variables/fixture.ts';
@@ -271,7 +272,7 @@ export type { Mosquitto };
 export async function buffered(app: FastifyInstance, n: number): Promise<void> {
   const started = Date.now();
   for (;;) {
-    const res = await app.inject({ method: 'GET', url: '/health/ready' });
+    const res = await app.inject({ method: 'GET', url: '/health/ready', headers: bearer(await mintToken()) });
     const report = res.json<{ checks: Array<{ name: string; data: { buffered?: number } }> }>();
     const mqtt = report.checks.find((c) => c.name === 'mqtt');
     if (mqtt?.data.buffered === n) return;
