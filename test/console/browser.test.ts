@@ -307,14 +307,22 @@ describe('web console in a browser', () => {
     const journalLength = async (): Promise<number> => (await journal()).length;
     const appliedBefore = await applied();
     const journalBefore = await journalLength();
-    // Hold the console's reconnection back until the missed transitions have surely happened.
-    await page.route('**/api/alarms/stream', (route) => route.abort());
+    // Hold the console's reconnection back until the missed transitions have surely happened; on the earlier alarm
+    // page of this test file too, which would otherwise follow every termination with a fresh stream.
+    const held = pages.filter((p) => !p.page.isClosed());
+    for (const p of held) await p.page.route('**/api/alarms/stream', (route) => route.abort());
     const adminPage = await open({ token: admin, route: '/admin' });
+    // The admin's calls answer slowly, as over a slow link: the view must neither show an earlier termination's
+    // outcome as this one's nor offer again, from a list not yet refreshed, a stream it has just ended.
+    await adminPage.page.route('**/api/admin/connections**', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await route.continue();
+    });
     const streams = adminPage.page.locator('tr[data-kind="alarms.fleet.sse"]').filter({ hasText: 'alice' });
     await streams.first().waitFor();
     await assertAccessible(adminPage.page, 'admin');
     await screenshot(adminPage.page, 'admin');
-    // The earlier alarm page of this test file still follows the stream too: end every one of alice's.
+    // The earlier alarm page of this test file follows the stream too: end every one of alice's.
     while ((await streams.count()) > 0) {
       await streams
         .first()
@@ -335,7 +343,7 @@ describe('web console in a browser', () => {
     }
     const missed = (await journalLength()) - journalBefore;
     assert.ok(missed >= 2, `${missed} transitions while cut off`);
-    await page.unroute('**/api/alarms/stream');
+    for (const p of held) await p.page.unroute('**/api/alarms/stream');
     await filler.waitFor({ state: 'detached' });
     await feed.filter({ hasText: 'Live' }).waitFor();
     assert.equal((await applied()) - appliedBefore, missed, 'every missed transition applied exactly once');

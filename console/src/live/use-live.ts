@@ -21,13 +21,18 @@ export interface Polled<T> {
   error: unknown;
   /** Polls again now (after a command changed what is shown). */
   refresh: () => void;
+  /**
+   * Polls again now and resolves once that answer (or its error) is shown: a caller reports a command's outcome
+   * only when what is shown no longer offers what the command changed.
+   */
+  reload: () => Promise<void>;
 }
 
 /** Calls `load` now and every `everyMs` while mounted (and `key` unchanged); the last answer wins. */
 export function usePoll<T>(load: () => Promise<T>, everyMs: number, key: string): Polled<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
-  const kick = useRef<() => void>(() => undefined);
+  const kick = useRef<() => Promise<void>>(() => Promise.resolve());
   const loader = useRef(load);
   loader.current = load;
   useEffect(() => {
@@ -36,10 +41,10 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, key: string)
     let generation = 0;
     setData(undefined);
     setError(undefined);
-    const run = (): void => {
+    const run = (): Promise<void> => {
       clearTimeout(timer);
       const mine = ++generation;
-      loader
+      return loader
         .current()
         .then(
           (value) => {
@@ -52,15 +57,15 @@ export function usePoll<T>(load: () => Promise<T>, everyMs: number, key: string)
           },
         )
         .finally(() => {
-          if (alive && mine === generation) timer = setTimeout(run, everyMs);
+          if (alive && mine === generation) timer = setTimeout(() => void run(), everyMs);
         });
     };
     kick.current = run;
-    run();
+    void run();
     return () => {
       alive = false;
       clearTimeout(timer);
     };
   }, [key, everyMs]);
-  return { data, error, refresh: () => kick.current() };
+  return { data, error, refresh: () => void kick.current(), reload: () => kick.current() };
 }

@@ -11,16 +11,24 @@ import { MqttPanel } from './mqtt-panel.tsx';
 function Connections() {
   const rows = usePoll(() => api.get<StreamRow[]>('/api/admin/connections'), 2000, 'connections');
   const [ending, setEnding] = useState<StreamRow | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<Result | undefined>(undefined);
   const terminate = async (row: StreamRow): Promise<void> => {
     setEnding(undefined);
+    // The outcome shown is always this termination's: an earlier one's must not stand for it while it runs.
+    setOutcome(undefined);
+    setBusy(true);
+    let result: Result;
     try {
       await api.delete(`/api/admin/connections/${encodeURIComponent(row.id)}`);
-      setOutcome({ ok: true, message: `Ended ${row.kind} of ${row.user}.` });
+      result = { ok: true, message: `Ended ${row.kind} of ${row.user}.` };
     } catch (err) {
-      setOutcome({ ok: false, message: describeError(err) });
+      result = { ok: false, message: describeError(err) };
     }
-    rows.refresh();
+    // Reported once the list is fresh: until then it would still offer the stream just ended for termination.
+    await rows.reload();
+    setBusy(false);
+    setOutcome(result);
   };
   return (
     <section aria-labelledby="conn-title" class="panel">
@@ -60,6 +68,7 @@ function Connections() {
                   <button
                     type="button"
                     class="danger"
+                    disabled={busy}
                     onClick={() => setEnding(r)}
                     aria-label={`Terminate ${r.kind} of ${r.user}`}
                   >
