@@ -6,55 +6,16 @@
 // ACL user), speaks TLS when asked (a CA of its own, a client certificate), and warns at start-up when Redis lets
 // anyone in.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { Redis, ReplyError, type RedisOptions } from 'ioredis';
+import { Redis, ReplyError } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { AppError } from '../errors.ts';
+import { defaultCommandTimeoutMs, redisOptions, type RedisLinkSettings } from './redis-options.ts';
+import { RedisUnavailableError } from './redis-unavailable.ts';
 
 /** The structured logger the link writes to (pino's call shape). */
 export interface ClusterLog {
   info(fields: object, message: string): void;
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
-}
-
-export interface RedisLinkSettings {
-  readonly url: string;
-  /** ACL user and password when not in the URL (the URL's win). */
-  readonly username?: string | undefined;
-  readonly password?: string | undefined;
-  /** PEM files for rediss://: the CA the server's certificate is checked against, a client certificate and key. */
-  readonly tlsCaFile?: string | undefined;
-  readonly tlsCertFile?: string | undefined;
-  readonly tlsKeyFile?: string | undefined;
-  /** Longest wait for one command, and for everything one caller asks while Redis does not answer. */
-  readonly commandTimeoutMs?: number | undefined;
-}
-
-/** `Cluster.CommandTimeoutMs`'s default. */
-export const defaultCommandTimeoutMs = 500;
-
-/** Why Redis could not be asked: it did not answer in time, is known to hang, or is not connected. */
-export type UnavailableReason = 'timeout' | 'hung' | 'disconnected';
-
-/** A command that was not answered; `reason` says why, for the caller's 503 and the tests. */
-export class RedisUnavailableError extends Error {
-  constructor(
-    readonly reason: UnavailableReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'RedisUnavailableError';
-  }
-}
-
-/**
- * What a route answers when Redis failed it: 503 CLUSTER_UNAVAILABLE, `what` (a sentence saying what needs the
- * shared Redis) and why it failed.
- */
-export function clusterUnavailable(what: string, err: unknown): AppError {
-  const why = err instanceof RedisUnavailableError ? err.message : 'It is unreachable.';
-  return new AppError('CLUSTER_UNAVAILABLE', `${what} ${why}`);
 }
 
 /** A Lua script run by its SHA once Redis knows it. */
@@ -88,32 +49,6 @@ interface QueuedEval extends ScriptCall {
 }
 
 const isNoScript = (err: Error | null | undefined): boolean => err?.message.startsWith('NOSCRIPT') === true;
-
-export function redisOptions(settings: RedisLinkSettings): RedisOptions {
-  const tls =
-    settings.tlsCaFile === undefined && settings.tlsCertFile === undefined
-      ? {}
-      : {
-          tls: {
-            ...(settings.tlsCaFile === undefined ? {} : { ca: readFileSync(settings.tlsCaFile) }),
-            ...(settings.tlsCertFile === undefined ? {} : { cert: readFileSync(settings.tlsCertFile) }),
-            ...(settings.tlsKeyFile === undefined ? {} : { key: readFileSync(settings.tlsKeyFile) }),
-          },
-        };
-  return {
-    // TLS comes from the rediss:// scheme (system CAs unless a CA file is given); credentials may be in the URL or
-    // given apart (kept out of files).
-    ...(settings.username === undefined ? {} : { username: settings.username }),
-    ...(settings.password === undefined ? {} : { password: settings.password }),
-    ...tls,
-    enableOfflineQueue: false,
-    commandTimeout: settings.commandTimeoutMs ?? defaultCommandTimeoutMs,
-    maxRetriesPerRequest: 0,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    lazyConnect: true,
-  };
-}
 
 const isTimeout = (err: unknown): boolean => err instanceof Error && err.message === 'Command timed out';
 

@@ -16,7 +16,8 @@ import {
 } from '../audit/store.ts';
 import { asAuditEntry } from '../audit/wire.ts';
 import { clusterKey } from './cluster.ts';
-import { clusterUnavailable, luaScript, type ClusterLog, type RedisLink } from './redis-link.ts';
+import { luaScript, type ClusterLog, type RedisLink } from './redis-link.ts';
+import { clusterUnavailable } from './redis-unavailable.ts';
 
 // KEYS[1] the stream to add to, KEYS[2] the other ring's; ARGV the record JSON, the length kept. The next seq
 // follows the newest entry of either stream, atomically.

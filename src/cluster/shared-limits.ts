@@ -7,7 +7,8 @@ import { Counter, type Registry } from 'prom-client';
 import { retryAfterSeconds, type Clock, type LimitDecision } from '../guards/rate-limit/limiter.ts';
 import type { LimiterFactory, LimitSpec } from '../guards/rate-limit/rate-limits.ts';
 import { clusterKey } from './cluster.ts';
-import { clusterUnavailable, luaScript, type ClusterLog, type RedisLink } from './redis-link.ts';
+import { luaScript, type ClusterLog, type RedisLink } from './redis-link.ts';
+import { clusterUnavailable } from './redis-unavailable.ts';
 
 // Keys outlive their window by a margin, so a window measured on the replicas' clock is never cut short by
 // Redis expiring it; idle keys still go.

@@ -8,7 +8,8 @@ import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from '../http
 import { perUserRefusal, totalRefusal } from '../http/streams/registry.ts';
 import type { LocalStreams, StreamLedger } from '../http/streams/stream-ledger.ts';
 import { clusterKey, type Cluster } from './cluster.ts';
-import { clusterUnavailable, luaScript, type ClusterLog } from './redis-link.ts';
+import { luaScript, type ClusterLog } from './redis-link.ts';
+import { clusterUnavailable } from './redis-unavailable.ts';
 
 // KEYS[1] the replica set. ARGV: key prefix, this replica, stream id, user, row JSON, MaxPerUser, MaxTotal, ttl.
 // Counts the live replicas' streams (dropping dead replicas' leftovers), then records the new one. A heartbeat that

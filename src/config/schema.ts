@@ -1,14 +1,9 @@
 // The settings schema (appsettings.json, PascalCase keys): one TypeBox schema that is also the Config type.
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
-
-/** Six octets 0-255: a PLC's AmsNetId and the gateway's own. */
-const AmsNetId = Type.String({
-  pattern: '^(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){5}$',
-  errorMessage: 'must be six octets 0-255 separated by dots',
-});
-
-const PositiveInt = (def: number, description?: string) =>
-  Type.Integer({ minimum: 1, default: def, ...(description ? { description } : {}) });
+import { ClusterSettings } from './cluster-settings.ts';
+import { HistorySettings, type HistorySymbolSettings } from './history-settings.ts';
+import { MqttSettings, type MqttSymbolEntry } from './mqtt-settings.ts';
+import { AmsNetId, PositiveInt } from './schema-primitives.ts';
 
 export const featureNames = [
   'Symbols',
@@ -177,145 +172,6 @@ const AlarmTargetSettings = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
-const HistorySymbolSettings = Type.Object(
-  {
-    Path: Type.String({
-      minLength: 1,
-      description: 'Symbol path; `[*]` stands for every index of an array (GVL_HMI.aAxes[*].rPosition)',
-    }),
-    Mode: Type.Union([Type.Literal('OnChange'), Type.Literal('Cyclic')], {
-      default: 'OnChange',
-      errorMessage: 'must be OnChange or Cyclic',
-    }),
-    CycleTimeMs: PositiveInt(1000, 'Cyclic: how often the current value is recorded'),
-    Deadband: Type.Number({
-      minimum: 0,
-      default: 0,
-      description: 'OnChange, numbers: a change smaller than this (from the last recorded value) is skipped',
-    }),
-    MaxIntervalSeconds: Type.Integer({
-      minimum: 0,
-      default: 0,
-      description: 'Record the current value again after this long without a sample (0: never)',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const HistorySettings = Type.Object(
-  {
-    Store: Type.Union([Type.Literal('sqlite'), Type.Literal('postgres')], {
-      default: 'sqlite',
-      errorMessage: 'must be sqlite or postgres',
-    }),
-    Path: Type.String({ minLength: 1, default: 'data/history.db', description: 'sqlite: the database file' }),
-    Postgres: Type.Object(
-      { ConnectionString: Type.Optional(Type.String({ minLength: 1 })) },
-      { additionalProperties: false, default: {} },
-    ),
-    RetentionDays: PositiveInt(30, 'samples and alarm transitions older than this are deleted'),
-    FlushIntervalMs: Type.Integer({
-      minimum: 10,
-      maximum: 1000,
-      default: 1000,
-      description: 'longest a recorded sample waits in the buffer before it is written',
-    }),
-    BufferLength: PositiveInt(200_000, 'samples held while the store is slow or down; more are dropped'),
-    MaxSymbolsPerQuery: PositiveInt(20, 'symbols one history query may ask for'),
-    MaxPoints: PositiveInt(10_000, 'largest maxPoints (buckets or raw samples per symbol) of one query'),
-    Targets: Type.Record(
-      Type.String(),
-      Type.Object(
-        { Symbols: Type.Array(HistorySymbolSettings, { default: [] }) },
-        { additionalProperties: false, default: {} },
-      ),
-      { default: {} },
-    ),
-  },
-  { additionalProperties: false, default: {} },
-);
-
-// MQTT publishing (Mqtt). The symbol entry is the MQTT feature's own for now; history recording declares the same
-// shape `{ Path, Mode, CycleTimeMs, Deadband, MaxIntervalSeconds }`, so the two can become one later.
-const MqttSymbolEntry = Type.Object(
-  {
-    Path: Type.String({
-      minLength: 1,
-      description:
-        'A symbol path; `[*]` stands for every index of an array; a struct or array means its leaves',
-    }),
-    Mode: Type.Union([Type.Literal('OnChange'), Type.Literal('Cyclic')], {
-      default: 'OnChange',
-      errorMessage: 'must be OnChange or Cyclic',
-    }),
-    CycleTimeMs: PositiveInt(1000, 'Cyclic: how often the value is published'),
-    Deadband: Type.Number({
-      minimum: 0,
-      default: 0,
-      description: 'OnChange: a numeric change smaller than this is not published',
-    }),
-    MaxIntervalSeconds: Type.Integer({
-      minimum: 0,
-      default: 0,
-      description: 'OnChange: the value is published again after this long without a change (0: never)',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const MqttTargetSettings = Type.Object(
-  {
-    Symbols: Type.Array(MqttSymbolEntry, { default: [], maxItems: 1000 }),
-    Alarms: Type.Boolean({ default: false, description: 'Publish the alarms of PlcAlarms.Targets.<plcId>' }),
-  },
-  { additionalProperties: false, default: {} },
-);
-
-const MqttSettings = Type.Object(
-  {
-    Enabled: Type.Boolean({ default: false }),
-    Url: Type.String({
-      pattern: '^mqtts?://',
-      default: 'mqtt://127.0.0.1:1883',
-      errorMessage: 'must be an mqtt:// or mqtts:// (TLS) URL',
-    }),
-    CaFile: Type.Optional(Type.String({ minLength: 1, description: 'PEM CA of the broker (mqtts://)' })),
-    CertFile: Type.Optional(Type.String({ minLength: 1, description: 'PEM client certificate (mqtts://)' })),
-    KeyFile: Type.Optional(Type.String({ minLength: 1, description: 'PEM key of the client certificate' })),
-    Username: Type.Optional(Type.String({ minLength: 1 })),
-    Password: Type.Optional(Type.String({ minLength: 1 })),
-    ClientId: Type.String({ minLength: 1, maxLength: 64, default: 'plc-gateway' }),
-    Mode: Type.Union([Type.Literal('SparkplugB'), Type.Literal('Json')], {
-      default: 'SparkplugB',
-      errorMessage: 'must be SparkplugB or Json',
-    }),
-    GroupId: Type.String({
-      pattern: '^[^/#+]+$',
-      default: 'plc-gateway',
-      errorMessage: 'must not hold / # +',
-    }),
-    EdgeNodeId: Type.String({
-      pattern: '^[^/#+]+$',
-      default: 'gateway',
-      errorMessage: 'must not hold / # +',
-    }),
-    TopicPrefix: Type.String({ pattern: '^[^#+]+$', default: 'plants', errorMessage: 'must not hold # +' }),
-    StateFile: Type.String({
-      minLength: 1,
-      default: 'data/mqtt-state.json',
-      description: 'Where the Sparkplug bdSeq survives restarts (relative to the settings file)',
-    }),
-    BufferSize: PositiveInt(100_000, 'changes kept while the broker is unreachable; the oldest are dropped'),
-    KeepAliveSeconds: PositiveInt(30),
-    ReconnectMs: PositiveInt(2000, 'wait before connecting again after the broker was lost'),
-    BirthTimeoutMs: PositiveInt(5000, 'longest wait for the first values of a device before its birth'),
-    AllowWrites: Type.Boolean({ default: false, description: 'Sparkplug DCMD writes to WritableSymbols' }),
-    WritableSymbols: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 1000 }),
-    Targets: Type.Record(Type.String(), MqttTargetSettings, { default: {} }),
-  },
-  { additionalProperties: false, default: {} },
-);
-
 export const SettingsSchema = Type.Object(
   {
     Urls: Type.String({ default: 'http://127.0.0.1:5000' }),
@@ -446,62 +302,7 @@ export const SettingsSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    Cluster: Type.Object(
-      {
-        Redis: Type.Optional(
-          Type.String({
-            pattern: '^rediss?://',
-            errorMessage: 'must be a redis:// or rediss:// (TLS) URL',
-            description:
-              'Shared store of the replicas; absent: one process, all state in memory. redis://[user:password@]host:port[/db]',
-          }),
-        ),
-        Password: Type.Optional(
-          Type.String({
-            minLength: 1,
-            description: 'Redis password, when it is not in the URL; never logged',
-          }),
-        ),
-        Username: Type.Optional(
-          Type.String({
-            minLength: 1,
-            description:
-              'Redis ACL user, when it is not in the URL (with Password); absent: the default user',
-          }),
-        ),
-        TlsCaFile: Type.Optional(
-          Type.String({
-            minLength: 1,
-            description: 'PEM CA bundle the Redis server certificate is checked against (rediss:// only)',
-          }),
-        ),
-        TlsCertFile: Type.Optional(
-          Type.String({
-            minLength: 1,
-            description: 'PEM client certificate for Redis (rediss://, with TlsKeyFile)',
-          }),
-        ),
-        TlsKeyFile: Type.Optional(
-          Type.String({ minLength: 1, description: 'PEM private key of TlsCertFile' }),
-        ),
-        CommandTimeoutMs: PositiveInt(
-          500,
-          'longest wait for Redis: a command, and everything one request asks Redis; then 503 CLUSTER_UNAVAILABLE or fail open',
-        ),
-        ReplicaId: Type.Optional(
-          Type.String({
-            minLength: 1,
-            maxLength: 128,
-            pattern: '^[^\\s]+$',
-            errorMessage: 'must be 1-128 characters without spaces',
-            description: 'This replica in listings, leases and health; default: host name and port',
-          }),
-        ),
-        HeartbeatSeconds: PositiveInt(5, "a replica's entries expire 3 heartbeats after it stops"),
-        LeaseSeconds: PositiveInt(5, 'alarm monitoring lease; a dead holder is replaced within it'),
-      },
-      { additionalProperties: false, default: {} },
-    ),
+    Cluster: ClusterSettings,
     Mqtt: MqttSettings,
     Audit: Type.Object(
       {

@@ -12,17 +12,10 @@ import { AlarmLease } from './alarm-lease.ts';
 import { ackKey, alarmKeys, type AlarmKeys } from './alarm-scripts.ts';
 import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import type { Cluster } from '../../../cluster/cluster.ts';
-import {
-  JournalMirror,
-  outstandingAfter,
-  sharedEntry,
-  type SharedEntry,
-  type StoredJournal,
-  type StreamEntry,
-} from './journal-mirror.ts';
-import { checkedSnapshot, quoted } from './journal-wire.ts';
+import { JournalMirror, type SharedEntry } from './journal-mirror.ts';
 import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
 import type { LeaseRounds } from './lease-rounds.ts';
+import { JournalRejections, readStoredJournal } from './stored-journal.ts';
 import type { ScriptAnswer } from '../../../cluster/redis-link.ts';
 
 export interface LeasedSourceDeps {
@@ -96,9 +89,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
   #watch: Watch | undefined;
   /** Set on a takeover from another replica: its last renewal, until the new holder first appends. */
   #takeoverFromMs: number | undefined;
-  /** The newest rejected entry reported, and the last rejected snapshot's `<epoch>:<snapseq>`: each reported once. */
-  #rejectedSeq = 0;
-  #rejectedSnapshot: string | undefined;
+  readonly #rejections: JournalRejections;
 
   constructor(target: PlcTarget, settings: AlarmTargetConfig, deps: LeasedSourceDeps) {
     this.plcId = target.id;
@@ -106,8 +97,9 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     this.#target = target;
     this.#deps = deps;
     this.#keys = alarmKeys(target.id);
+    this.#rejections = new JournalRejections(target.id, deps.metrics, deps.log);
     this.journal = new JournalMirror(settings.JournalLength, deps.now(), (seq, reason, text) =>
-      this.#rejectedEntry(seq, reason, text),
+      this.#rejections.entry(seq, reason, text),
     );
     const { cluster } = deps;
     this.#lease = new AlarmLease(
@@ -262,7 +254,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
 
   /** Loads the stored journal; `announce`: it restarted, so stream clients get the list again (a resync). */
   async #reload(announce: boolean): Promise<void> {
-    const stored = await this.#readStored();
+    const stored = await readStoredJournal(this.#deps.cluster.link, this.#keys, this.#rejections);
     if (announce && stored.epoch === this.journal.epoch) return;
     const previous = this.journal.epoch;
     this.journal.load(stored, this.#deps.now());
@@ -279,55 +271,9 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
     for (const listener of [...this.#resyncs]) listener();
   }
 
-  async #readStored(): Promise<StoredJournal> {
-    const answer = await this.#deps.cluster.link.run('alarm-load', (r) =>
-      r
-        .multi()
-        .hmget(this.#keys.state, 'epoch', 'snapshot', 'snapseq', 'seq')
-        .xrange(this.#keys.journal, '-', '+')
-        .exec(),
-    );
-    const [epoch, snapshot, snapseq, seq] = (answer?.[0]?.[1] ?? []) as Array<string | null>;
-    if (epoch === null || epoch === undefined) return { epoch: undefined, outstanding: [], entries: [] };
-    const entries = ((answer?.[1]?.[1] ?? []) as StreamEntry[]).map(sharedEntry);
-    // A state written before snapshots became periodic has its snapshot as of its newest entry.
-    const snapshotSeq = Number(snapseq ?? seq ?? epoch);
-    const checked = snapshot === null || snapshot === undefined ? [] : checkedSnapshot(snapshot);
-    if ('rejected' in checked)
-      this.#rejectedState(`${epoch}:${snapshotSeq}`, checked.rejected, snapshot ?? '');
-    const stored = 'rejected' in checked ? undefined : checked;
-    return {
-      epoch: Number(epoch),
-      outstanding: outstandingAfter(stored ?? [], snapshotSeq, entries, Number(epoch)),
-      entries,
-      ...(stored === undefined ? { snapshotRejected: true } : {}),
-    };
-  }
-
-  /** Logged and counted once per entry (reloads and takeovers read the stream again); never served. */
-  #rejectedEntry(seq: number, reason: string, text: string): void {
-    if (seq <= this.#rejectedSeq) return;
-    this.#rejectedSeq = seq;
-    this.#deps.metrics.rejected(this.plcId, 'entry');
-    this.#deps.log.warn(
-      { plcId: this.plcId, id: `${seq}-0`, reason, entry: quoted(text) },
-      'alarm journal entry rejected: not of the shape the holder writes; left out',
-    );
-  }
-
-  #rejectedState(which: string, reason: string, text: string): void {
-    if (which === this.#rejectedSnapshot) return;
-    this.#rejectedSnapshot = which;
-    this.#deps.metrics.rejected(this.plcId, 'snapshot');
-    this.#deps.log.warn(
-      { plcId: this.plcId, snapshot: which, reason, value: quoted(text) },
-      'alarm journal snapshot rejected: not of the shape the holder writes; taken as absent',
-    );
-  }
-
   async #acquired(value: string, previous: { holder: string; renewedMs: number } | undefined): Promise<void> {
     await this.#stopWatch();
-    const stored = await this.#readStored();
+    const stored = await readStoredJournal(this.#deps.cluster.link, this.#keys, this.#rejections);
     const monitor: AlarmMonitor = new AlarmMonitor(this.#target, this.settings, {
       log: this.#deps.log,
       now: this.#deps.now,
