@@ -61,6 +61,10 @@ export const openApiTags: ReadonlyArray<{ name: string; description: string }> =
   },
   { name: 'EtherCAT', description: 'EtherCAT masters, slaves and topology (flag EtherCatDiagnostics).' },
   { name: 'Simulation', description: 'Drive the scenario of a simulated PLC (flag Simulation).' },
+  {
+    name: 'History',
+    description: 'Recorded PLC values and alarm transitions over any time window (flag History).',
+  },
   { name: 'Admin', description: 'The audit trail and the open stream connections (Admin policy).' },
   { name: 'MCP', description: 'Model Context Protocol (Streamable HTTP) for AI agents (flag Mcp).' },
   { name: 'Health', description: 'Anonymous liveness and readiness probes for orchestrators.' },
