@@ -13,26 +13,50 @@ export interface DeadlineClock {
   readonly at: (at: number, fn: () => void) => () => void;
 }
 
-// setTimeout takes at most 2^31 - 1 ms; a later instant is reached in steps.
-const longestTimerMs = 2 ** 31 - 1;
+/** How often the real clock looks for streams whose token has run out: a stream ends within this of its instant. */
+export const deadlineTickMs = 1000;
 
-/** The real clock (or a given `now`) with Node timers, which never hold the process open. */
+/**
+ * The real clock (or a given `now`) with one Node interval of a fixed period while anything is pending, which never
+ * holds the process open. Not a timer per stream: Node keeps the list of an unref'd timer's duration until that
+ * duration has passed even after the timer is cleared, so a timer per stream (each with its own duration, hours
+ * long) left a list behind for every stream a client opened and closed. One period is one list, reused.
+ */
 export function timerClock(now: () => number = Date.now): DeadlineClock {
+  const pending = new Set<{ readonly at: number; readonly fn: () => void }>();
+  let timer: NodeJS.Timeout | undefined;
+  const stopWhenIdle = (): void => {
+    if (pending.size > 0 || timer === undefined) return;
+    clearInterval(timer);
+    timer = undefined;
+  };
+  const tick = (): void => {
+    // The clock may have been set back since: what is not due by it waits for a later tick.
+    const t = now();
+    for (const entry of pending) {
+      if (entry.at > t) continue;
+      pending.delete(entry);
+      entry.fn();
+    }
+    stopWhenIdle();
+  };
   return {
     now,
     at: (at, fn) => {
-      let timer: NodeJS.Timeout;
-      const arm = (): void => {
-        const wait = at - now();
-        // The clock may have been set back since: check again rather than end early.
-        if (wait <= 0) fn();
-        else {
-          timer = setTimeout(arm, Math.min(wait, longestTimerMs));
-          timer.unref();
-        }
+      if (at <= now()) {
+        fn();
+        return () => undefined;
+      }
+      const entry = { at, fn };
+      pending.add(entry);
+      if (timer === undefined) {
+        timer = setInterval(tick, deadlineTickMs);
+        timer.unref();
+      }
+      return () => {
+        pending.delete(entry);
+        stopWhenIdle();
       };
-      arm();
-      return () => clearTimeout(timer);
     },
   };
 }

@@ -2,7 +2,7 @@
 // withdrawal ends only the watches of withdrawn keys, once.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { timerClock, TokenDeadlines } from '../../../src/http/streams/token-deadlines.ts';
+import { deadlineTickMs, timerClock, TokenDeadlines } from '../../../src/http/streams/token-deadlines.ts';
 import { manualDeadlineClock } from '../../helpers/app.ts';
 import { Signal } from '../../helpers/signal.ts';
 
@@ -52,6 +52,34 @@ describe('timerClock', () => {
       () => 'an instant already passed runs at once',
     );
     assert.equal(cancelledRan, false);
+  });
+  it('sets timers of one period only, however many streams with whatever tokens come and go', () => {
+    const realTimeout = globalThis.setTimeout;
+    const realInterval = globalThis.setInterval;
+    const periods = new Set<number | undefined>();
+    globalThis.setTimeout = ((fn: () => void, ms?: number) => {
+      periods.add(ms);
+      return realTimeout(fn, ms);
+    }) as typeof setTimeout;
+    globalThis.setInterval = (fn: () => void, ms?: number) => {
+      periods.add(ms);
+      return realInterval(fn, ms);
+    };
+    try {
+      const t = 1_000_000;
+      const clock = timerClock(() => t);
+      // A stream each, opened with tokens running out at different instants hours ahead, and closed again.
+      for (let i = 0; i < 100; i++) clock.at(t + 3_600_000 + i * 7, () => undefined)();
+      const cancels = Array.from({ length: 100 }, (_, i) =>
+        clock.at(t + 7_200_000 - i * 13, () => undefined),
+      );
+      for (const cancel of cancels) cancel();
+      // Node keeps one timer list per period: one period is one list, whatever the streams did.
+      assert.deepEqual([...periods], [deadlineTickMs]);
+    } finally {
+      globalThis.setTimeout = realTimeout;
+      globalThis.setInterval = realInterval;
+    }
   });
 });
 
