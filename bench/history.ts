@@ -13,7 +13,7 @@ import { PostgresHistoryStore } from '../src/features/history/store/postgres-sto
 import type { HistoryStore, StoredSample } from '../src/features/history/store/types.ts';
 import { HistoryWriter } from '../src/features/history/writer.ts';
 import { HistoryQueries } from '../src/features/history/query.ts';
-import { PostgresServer } from '../test/helpers/postgres-server.ts';
+import { PostgresServer } from './servers/postgres-server.ts';
 
 const ingestSeconds = 5;
 const ingestSymbols = 1000;

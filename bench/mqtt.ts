@@ -15,8 +15,8 @@ import { decode } from '../src/features/mqtt/sparkplug-codec.ts';
 import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
 import { createRegistry } from '../src/targets/registry.ts';
 import { SimulatedTarget } from '../src/targets/simulated/index.ts';
-import { testConfig } from '../test/helpers/config.ts';
-import { Mosquitto } from '../test/helpers/mosquitto.ts';
+import { configFromDocument } from '../src/config/load.ts';
+import { Mosquitto } from './servers/mosquitto.ts';
 
 const arg = (name: string, def: number): number => {
   const i = process.argv.indexOf(`--${name}`);
@@ -80,8 +80,9 @@ async function main(): Promise<void> {
       { Symbols: Array.from({ length: symbols }, (_, s) => ({ Path: `MAIN.f${s}` })) },
     ]),
   );
-  const config = testConfig(
+  const config = configFromDocument(
     {
+      Auth: { SigningKey: 'bench-signing-key-0123456789-0123456789' },
       Notifications: { DefaultCycleTimeMs: periodMs },
       Mqtt: {
         Enabled: true,
@@ -93,6 +94,7 @@ async function main(): Promise<void> {
       },
     },
     dir,
+    {},
   );
   const app = await buildApp(config, { registry: createRegistry(targets) });
   await app.ready();

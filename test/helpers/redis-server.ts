@@ -3,7 +3,7 @@
 // ACL users) or TLS only, and paused (SIGSTOP) like a hung host.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/servers/free-port.ts';
 
 /** PEM files of the server's certificate and key, and the CA clients are told to trust. */
 export interface RedisTls {
@@ -108,13 +108,4 @@ export class RedisServer {
   }
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  server.close();
-  await once(server, 'close');
-  return port;
-}
+export { freePort };

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { SimulatedPlc } from '../../../src/simulator/engine/index.ts';
-import { PostgresServer } from '../../helpers/postgres-server.ts';
+import { PostgresServer } from '../../../bench/servers/postgres-server.ts';
 import {
   historyProgram,
   historyUrl,

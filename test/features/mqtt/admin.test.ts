@@ -2,7 +2,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp } from '../../helpers/app.ts';
-import { Mosquitto } from '../../helpers/mosquitto.ts';
+import { Mosquitto } from '../../../bench/servers/mosquitto.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { mqttSettings, startGateway, Subscriber, type GatewayRig } from './fixture.ts';
 

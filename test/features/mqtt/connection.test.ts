@@ -4,7 +4,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
-import { Mosquitto } from '../../helpers/mosquitto.ts';
+import { Mosquitto } from '../../../bench/servers/mosquitto.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { mqttSettings, startGateway, Subscriber, waitLimitMs, type GatewayRig } from './fixture.ts';
 

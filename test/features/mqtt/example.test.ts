@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Mosquitto } from '../../helpers/mosquitto.ts';
+import { Mosquitto } from '../../../bench/servers/mosquitto.ts';
 import { Subscriber } from './fixture.ts';
 
 describe('the example plant over MQTT', () => {

@@ -13,7 +13,7 @@ import { ProgramBuilder } from '../../../src/simulator/engine/index.ts';
 import { buildTestApp } from '../../helpers/app.ts';
 import { bearer, mintToken } from '../../helpers/tokens.ts';
 import { testConfig, type SettingsOverrides } from '../../helpers/config.ts';
-import type { Mosquitto } from '../../helpers/mosquitto.ts';
+import type { Mosquitto } from '../../../bench/servers/mosquitto.ts';
 import { startTestPlc, type TestPlc } from '../variables/fixture.ts';
 import { declareErrorEntry } from '../alarms/fixture.ts';
 

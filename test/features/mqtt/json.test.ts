@@ -3,7 +3,7 @@
 // online/offline: as the PLC drops and returns, and as the will when the gateway's connection is lost.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Mosquitto } from '../../helpers/mosquitto.ts';
+import { Mosquitto } from '../../../bench/servers/mosquitto.ts';
 import {
   alarmArray,
   alarmEntry,

@@ -2,7 +2,7 @@
 // the shared notification subscriptions: a stream client watching one costs the PLC no second subscription.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Mosquitto } from '../../helpers/mosquitto.ts';
+import { Mosquitto } from '../../../bench/servers/mosquitto.ts';
 import { mintToken } from '../../helpers/tokens.ts';
 import { authHeaders, countingTarget, RawSse, sseUrl } from '../notifications/clients.ts';
 import { startTestPlc } from '../variables/fixture.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { UMetric } from '../../../src/features/mqtt/sparkplug-codec.ts';
 import { encode } from '../../../src/features/mqtt/sparkplug-codec.ts';
-import { Mosquitto } from '../../helpers/mosquitto.ts';
+import { Mosquitto } from '../../../bench/servers/mosquitto.ts';
 import {
   alarmArray,
   alarmEntry,

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './redis-server.ts';
+import { freePort } from './free-port.ts';
 
 export const mosquittoBin = '/usr/sbin/mosquitto';
 

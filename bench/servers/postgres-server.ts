@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './redis-server.ts';
+import { freePort } from './free-port.ts';
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
