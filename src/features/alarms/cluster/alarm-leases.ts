@@ -7,7 +7,7 @@ import { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import { alarmKeys } from './alarm-scripts.ts';
 import type { Cluster } from '../../../cluster/cluster.ts';
 import { JournalPump } from './journal-pump.ts';
-import { LeaseRounds } from './lease-rounds.ts';
+import { LeaseRounds } from '../../../cluster/lease-rounds.ts';
 import { LeasedAlarmSource } from './leased-alarm-source.ts';
 
 export class AlarmLeases {
@@ -20,7 +20,7 @@ export class AlarmLeases {
   constructor(cluster: Cluster, registry: Registry, log: AlarmLog) {
     this.#cluster = cluster;
     this.#pump = new JournalPump(cluster.link, log);
-    this.#rounds = new LeaseRounds(cluster, log);
+    this.#rounds = new LeaseRounds(cluster, log, { name: 'alarm', offer: true });
     this.#metrics = new AlarmLeaseMetrics(registry);
   }
 

@@ -8,13 +8,13 @@ import { pageOf, type JournalEntry, type JournalPage, type TransitionJournal } f
 import { AlarmMonitor, type AlarmLog } from '../monitor.ts';
 import type { AlarmReading } from '../reading.ts';
 import type { ConnectionState, PlcTarget } from '../../../targets/target.ts';
-import { AlarmLease } from './alarm-lease.ts';
+import { Lease } from '../../../cluster/lease.ts';
 import { ackKey, alarmKeys, type AlarmKeys } from './alarm-scripts.ts';
 import type { AlarmLeaseMetrics } from './alarm-lease-metrics.ts';
 import type { Cluster } from '../../../cluster/cluster.ts';
 import { JournalMirror, type SharedEntry } from './journal-mirror.ts';
 import { readStream, type Appender, type JournalPump, type PendingAppend } from './journal-pump.ts';
-import type { LeaseRounds } from './lease-rounds.ts';
+import type { LeaseRounds } from '../../../cluster/lease-rounds.ts';
 import { JournalRejections, readStoredJournal } from './stored-journal.ts';
 import type { ScriptAnswer } from '../../../cluster/redis-link.ts';
 
@@ -79,7 +79,7 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
   readonly #target: PlcTarget;
   readonly #deps: LeasedSourceDeps;
   readonly #keys: AlarmKeys;
-  readonly #lease: AlarmLease;
+  readonly #lease: Lease;
   readonly #listeners = new Set<TransitionListener>();
   readonly #resyncs = new Set<() => void>();
   /** Stream entries and reloads, one at a time in order. */
@@ -102,7 +102,8 @@ export class LeasedAlarmSource implements AlarmSource, Appender {
       this.#rejections.entry(seq, reason, text),
     );
     const { cluster } = deps;
-    this.#lease = new AlarmLease(
+    this.#lease = new Lease(
+      'alarm',
       cluster.link,
       this.#keys,
       cluster.replicaId,

@@ -1,22 +1,22 @@
-// Alarm leases against a real redis-server: a lease whose watch fails to start (the stored journal could not be
+// Leases (the alarms' and MQTT's) against a real redis-server: a lease whose watch fails to start (the stored journal could not be
 // read, say Redis timed out right after the lease was taken) is given back at once instead of being renewed with
 // nobody watching the PLC, and the next round takes it again; the lease members' ranks go by seniority, and a
 // member that lapses comes back as the most junior.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Registry } from 'prom-client';
-import { AlarmLease, type LeaseStanding } from '../../../../src/features/alarms/cluster/alarm-lease.ts';
-import { alarmKeys, leaseRound } from '../../../../src/features/alarms/cluster/alarm-scripts.ts';
-import { clusterKey } from '../../../../src/cluster/cluster.ts';
-import { RedisLink, type ClusterLog } from '../../../../src/cluster/redis-link.ts';
-import { RedisServer } from '../../../helpers/redis-server.ts';
+import { Lease, type LeaseStanding } from '../../src/cluster/lease.ts';
+import { leaseKeys, leaseRound } from '../../src/cluster/lease-scripts.ts';
+import { clusterKey } from '../../src/cluster/cluster.ts';
+import { RedisLink, type ClusterLog } from '../../src/cluster/redis-link.ts';
+import { RedisServer } from '../helpers/redis-server.ts';
 
 const quiet: ClusterLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** The senior: takes every free lease. */
 const senior: LeaseStanding = { senior: true, graceMs: 0 };
 
-describe('alarm lease', () => {
+describe('cluster lease', () => {
   let redis: RedisServer;
   let link: RedisLink;
 
@@ -32,11 +32,12 @@ describe('alarm lease', () => {
   });
 
   it('gives the lease back when its watch does not start, and takes it again at the next round', async () => {
-    const keys = alarmKeys('line1');
+    const keys = leaseKeys('alarms', 'line1');
     const acquisitions: string[] = [];
     const losses: string[] = [];
     let failNext = true;
-    const lease = new AlarmLease(
+    const lease = new Lease(
+      'alarm',
       link,
       keys,
       'replica-a',

@@ -1,4 +1,4 @@
-// Drives every alarm lease of this replica in one round, five times per lease time, and gathers the leases on one
+// Drives every lease of one kind (alarm, mqtt) of this replica in one round, five times per lease time, and gathers the leases on one
 // replica: what coordination costs grows with the number of holders, not of PLCs (each holder runs an append script
 // every journal round and Redis pushes its message to every replica), so one holder costs the cluster least. Each
 // round marks this replica in the lease members and learns its rank among the live ones by seniority (when each
@@ -8,16 +8,21 @@
 // them over (fencing it) once it reaches those PLCs; the offering replica keeps watching until then and the senior
 // goes on from the stored journal, so nothing is raised twice or missed and no lease is left unwatched. A replica
 // that dies leaves the members as its leases expire, so the next in rank is the senior in time to take them within
-// the lease time; one that comes back joins as the most junior, so the leases do not move back and forth.
-import type { AlarmLease } from './alarm-lease.ts';
-import { leaseTimes } from './alarm-lease.ts';
-import { leaseRound } from './alarm-scripts.ts';
-import { clusterKey, type Cluster } from '../../../cluster/cluster.ts';
-import type { ClusterLog } from '../../../cluster/redis-link.ts';
+// the lease time; one that comes back joins as the most junior, so the leases do not move back and forth. Without
+// `offer` (a holder must not overlap with the next one, as when both would publish), a lease stays with its holder
+// until it dies, stops or cannot hold it, and only free leases gather on the senior.
+import type { Lease } from './lease.ts';
+import { leaseTimes } from './lease.ts';
+import { leaseRound } from './lease-scripts.ts';
+import { clusterKey, type Cluster } from './cluster.ts';
+import type { ClusterLog } from './redis-link.ts';
 
-const membersKey = clusterKey('alarm-members');
-const joinedKey = clusterKey('alarm-members', 'joined');
-const joinsKey = clusterKey('alarm-members', 'joins');
+export interface LeaseRoundsOptions {
+  /** The kind of lease: `alarm`, `mqtt` (its members keys, Redis command figures and log lines). */
+  readonly name: string;
+  /** Whether a replica below the senior offers the leases it holds to the senior. */
+  readonly offer: boolean;
+}
 
 export class LeaseRounds {
   readonly #cluster: Cluster;
@@ -25,7 +30,10 @@ export class LeaseRounds {
   readonly #tickMs: number;
   /** A member counts while its last round is this recent: a little less than a lease lives. */
   readonly #windowMs: number;
-  readonly #leases: AlarmLease[] = [];
+  readonly #leases: Lease[] = [];
+  readonly #name: string;
+  readonly #offer: boolean;
+  readonly #members: readonly [string, string, string];
   /** Live members that joined before this replica, as of the last round that counted them. */
   #rank: number | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -33,16 +41,20 @@ export class LeaseRounds {
   #running: Promise<void> | undefined;
   #stopped = false;
 
-  constructor(cluster: Cluster, log: ClusterLog) {
+  constructor(cluster: Cluster, log: ClusterLog, options: LeaseRoundsOptions) {
     this.#cluster = cluster;
     this.#log = log;
+    this.#name = options.name;
+    this.#offer = options.offer;
+    const members = `${options.name}-members`;
+    this.#members = [clusterKey(members), clusterKey(members, 'joined'), clusterKey(members, 'joins')];
     const { ttlMs, tickMs } = leaseTimes(cluster.leaseMs);
     this.#tickMs = tickMs;
     this.#windowMs = ttlMs - Math.round(tickMs / 2);
   }
 
   /** Takes part in the rounds from the next one (which comes at once). */
-  add(lease: AlarmLease): void {
+  add(lease: Lease): void {
     this.#leases.push(lease);
     if (this.#timer === undefined) {
       this.#timer = setInterval(() => void this.round(), this.#tickMs);
@@ -56,7 +68,7 @@ export class LeaseRounds {
   }
 
   /** Leaves the rounds (the source stops): the lease is released. */
-  async remove(lease: AlarmLease): Promise<void> {
+  async remove(lease: Lease): Promise<void> {
     const i = this.#leases.indexOf(lease);
     if (i >= 0) this.#leases.splice(i, 1);
     await lease.stop();
@@ -74,8 +86,9 @@ export class LeaseRounds {
     clearInterval(this.#timer);
     if (this.#soon !== undefined) clearImmediate(this.#soon);
     await this.#running;
+    const [membersKey, joinedKey] = this.#members;
     await this.#cluster.link
-      .run('alarm-lease', (r) =>
+      .run(`${this.#name}-lease`, (r) =>
         r.multi().zrem(membersKey, this.#cluster.replicaId).zrem(joinedKey, this.#cluster.replicaId).exec(),
       )
       .catch(() => undefined);
@@ -86,27 +99,27 @@ export class LeaseRounds {
     if (this.#stopped) return;
     try {
       const rank = (await this.#cluster.link.eval(
-        'alarm-lease',
+        `${this.#name}-lease`,
         leaseRound,
-        [membersKey, joinedKey, joinsKey],
+        [...this.#members],
         [this.#cluster.replicaId, this.#windowMs],
       )) as number;
       if (rank !== this.#rank)
         this.#log.info(
           { rank },
           rank === 0
-            ? 'alarm leases gather on this replica (the senior of the lease members)'
-            : 'alarm leases: this replica takes a PLC only when the replicas above it cannot reach it',
+            ? `${this.#name} leases gather on this replica (the senior of the lease members)`
+            : `${this.#name} leases: this replica takes a PLC only when the replicas above it cannot reach it`,
         );
       this.#rank = rank;
     } catch (err) {
       // The lease rounds below fail the same way and say so; the last rank stands meanwhile.
-      this.#log.warn({ err: (err as Error).message }, 'alarm lease members not counted');
+      this.#log.warn({ err: (err as Error).message }, `${this.#name} lease members not counted`);
     }
     // Until a round has counted the members, as the senior: free leases are free, offered ones have a holder.
     const rank = this.#rank ?? 0;
     const standing = { senior: rank === 0, graceMs: rank * 2 * this.#tickMs };
-    // Below the senior, a held lease is offered to it at every renewal.
-    await Promise.all(this.#leases.map((lease) => lease.tick(standing, rank > 0)));
+    // Below the senior, a held lease is offered to it at every renewal (where leases are offered).
+    await Promise.all(this.#leases.map((lease) => lease.tick(standing, this.#offer && rank > 0)));
   }
 }
