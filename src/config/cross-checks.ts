@@ -158,6 +158,18 @@ function historyRules(settings: Record<string, unknown>): string[] {
   return problems;
 }
 
+/** Mqtt (when enabled): every published PLC must be configured (matched ignoring case, as plcIds are everywhere). */
+function mqttRules(settings: Record<string, unknown>): string[] {
+  const mqtt = isRecord(settings.Mqtt) ? settings.Mqtt : {};
+  if (mqtt.Enabled !== true) return [];
+  const targets = isRecord(settings.PlcTargets) ? settings.PlcTargets : {};
+  const published = isRecord(mqtt.Targets) ? mqtt.Targets : {};
+  const problems = Object.keys(published)
+    .filter((id) => configuredPlcId(targets, id) === undefined)
+    .map((id) => `Mqtt.Targets.${id}: names no configured PLC (add PlcTargets.${id} or remove this entry)`);
+  return [...problems, ...caseTwins('Mqtt.Targets', Object.keys(published))];
+}
+
 /** Every cross-field problem; tolerant of values the schema already rejected. */
 export function crossFieldProblems(
   settings: Settings | Record<string, unknown>,
@@ -171,5 +183,6 @@ export function crossFieldProblems(
     ...clusterRules(s),
     ...consoleRules(s),
     ...historyRules(s),
+    ...mqttRules(s),
   ];
 }

@@ -1,31 +1,7 @@
 // The History settings schema: where samples are stored, how long, and which symbols each PLC records.
 import { Type } from '@sinclair/typebox';
 import { PositiveInt } from './schema-primitives.ts';
-
-export const HistorySymbolSettings = Type.Object(
-  {
-    Path: Type.String({
-      minLength: 1,
-      description: 'Symbol path; `[*]` stands for every index of an array (GVL_HMI.aAxes[*].rPosition)',
-    }),
-    Mode: Type.Union([Type.Literal('OnChange'), Type.Literal('Cyclic')], {
-      default: 'OnChange',
-      errorMessage: 'must be OnChange or Cyclic',
-    }),
-    CycleTimeMs: PositiveInt(1000, 'Cyclic: how often the current value is recorded'),
-    Deadband: Type.Number({
-      minimum: 0,
-      default: 0,
-      description: 'OnChange, numbers: a change smaller than this (from the last recorded value) is skipped',
-    }),
-    MaxIntervalSeconds: Type.Integer({
-      minimum: 0,
-      default: 0,
-      description: 'Record the current value again after this long without a sample (0: never)',
-    }),
-  },
-  { additionalProperties: false },
-);
+import { SymbolEntrySettings } from './symbol-entry-settings.ts';
 
 export const HistorySettings = Type.Object(
   {
@@ -51,7 +27,7 @@ export const HistorySettings = Type.Object(
     Targets: Type.Record(
       Type.String(),
       Type.Object(
-        { Symbols: Type.Array(HistorySymbolSettings, { default: [] }) },
+        { Symbols: Type.Array(SymbolEntrySettings, { default: [] }) },
         { additionalProperties: false, default: {} },
       ),
       { default: {} },

@@ -56,11 +56,16 @@ function resolvePaths(settings: Settings, contentRoot: string): void {
     if (cluster[key] !== undefined) cluster[key] = resolvePath(contentRoot, cluster[key]);
 }
 
-/** Alarm targets are keyed by their PLC's configured spelling (plcIds match ignoring case), as answers name it. */
-function spellAlarmTargetsAsConfigured(settings: Settings): void {
+/** Alarm and MQTT targets are keyed by their PLC's configured spelling (plcIds match ignoring case), as answers name it. */
+function spellTargetsAsConfigured(settings: Settings): void {
   const alarms = settings.PlcAlarms;
   alarms.Targets = Object.fromEntries(
     Object.entries(alarms.Targets).map(([id, t]) => [configuredPlcId(settings.PlcTargets, id) ?? id, t]),
+  );
+  // Mqtt.Targets too: the Sparkplug DeviceId and the JSON topics spell the plcId as PlcTargets does.
+  const mqtt = settings.Mqtt;
+  mqtt.Targets = Object.fromEntries(
+    Object.entries(mqtt.Targets).map(([id, t]) => [configuredPlcId(settings.PlcTargets, id) ?? id, t]),
   );
 }
 
@@ -90,7 +95,7 @@ export function configFromDocument(
 
   const settings = defaulted as Settings;
   resolvePaths(settings, contentRoot);
-  spellAlarmTargetsAsConfigured(settings);
+  spellTargetsAsConfigured(settings);
   return deepFreeze({
     settings,
     contentRoot,

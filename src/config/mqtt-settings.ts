@@ -1,38 +1,11 @@
 // The Mqtt settings schema: the broker connection, Sparkplug/JSON publishing and the symbols each PLC publishes.
 import { Type } from '@sinclair/typebox';
 import { PositiveInt } from './schema-primitives.ts';
-
-// MQTT publishing (Mqtt). The symbol entry is the MQTT feature's own for now; history recording declares the same
-// shape `{ Path, Mode, CycleTimeMs, Deadband, MaxIntervalSeconds }`, so the two can become one later.
-export const MqttSymbolEntry = Type.Object(
-  {
-    Path: Type.String({
-      minLength: 1,
-      description:
-        'A symbol path; `[*]` stands for every index of an array; a struct or array means its leaves',
-    }),
-    Mode: Type.Union([Type.Literal('OnChange'), Type.Literal('Cyclic')], {
-      default: 'OnChange',
-      errorMessage: 'must be OnChange or Cyclic',
-    }),
-    CycleTimeMs: PositiveInt(1000, 'Cyclic: how often the value is published'),
-    Deadband: Type.Number({
-      minimum: 0,
-      default: 0,
-      description: 'OnChange: a numeric change smaller than this is not published',
-    }),
-    MaxIntervalSeconds: Type.Integer({
-      minimum: 0,
-      default: 0,
-      description: 'OnChange: the value is published again after this long without a change (0: never)',
-    }),
-  },
-  { additionalProperties: false },
-);
+import { SymbolEntrySettings } from './symbol-entry-settings.ts';
 
 export const MqttTargetSettings = Type.Object(
   {
-    Symbols: Type.Array(MqttSymbolEntry, { default: [], maxItems: 1000 }),
+    Symbols: Type.Array(SymbolEntrySettings, { default: [], maxItems: 1000 }),
     Alarms: Type.Boolean({ default: false, description: 'Publish the alarms of PlcAlarms.Targets.<plcId>' }),
   },
   { additionalProperties: false, default: {} },

@@ -1,8 +1,9 @@
 // The settings schema (appsettings.json, PascalCase keys): one TypeBox schema that is also the Config type.
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { ClusterSettings } from './cluster-settings.ts';
-import { HistorySettings, type HistorySymbolSettings } from './history-settings.ts';
-import { MqttSettings, type MqttSymbolEntry } from './mqtt-settings.ts';
+import { HistorySettings } from './history-settings.ts';
+import { MqttSettings } from './mqtt-settings.ts';
+import type { SymbolEntrySettings } from './symbol-entry-settings.ts';
 import { AmsNetId, PositiveInt } from './schema-primitives.ts';
 
 export const featureNames = [
@@ -361,9 +362,11 @@ export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
 export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
 export type AuthConfig = Static<typeof AuthSettings>;
 export type MqttConfig = Static<typeof MqttSettings>;
-export type MqttSymbolEntryConfig = Static<typeof MqttSymbolEntry>;
 export type HistoryConfig = Static<typeof HistorySettings>;
-export type HistorySymbolConfig = Static<typeof HistorySymbolSettings>;
+/** A symbol entry of History.Targets.<plcId>.Symbols and Mqtt.Targets.<plcId>.Symbols (one definition). */
+export type SymbolEntryConfig = Static<typeof SymbolEntrySettings>;
+/** History's name for the shared symbol entry. */
+export type HistorySymbolConfig = SymbolEntryConfig;
 
 /** A key of the file the loader ignored or mapped instead of validating: logged as a warning at start-up. */
 export interface SettingsWarning {

@@ -2,7 +2,7 @@
 // shared notification subscriptions (a symbol a stream client also watches costs the PLC one notification), the
 // entry's rule applied (OnChange with Deadband and MaxIntervalSeconds, or Cyclic), and the PLC's coming and going
 // reported as a birth with every value and a death.
-import type { MqttSymbolEntryConfig } from '../../config/schema.ts';
+import type { SymbolEntryConfig } from '../../config/schema.ts';
 import type { StreamEvent } from '../../http/streams/outbox.ts';
 import type { PlcTarget, PlcValue } from '../../targets/target.ts';
 import type { Membership, SharedSubscriptions, SymbolClient } from '../notifications/index.ts';
@@ -14,7 +14,7 @@ export interface FeedMetric {
   readonly path: string;
   readonly typeName: string;
   type: SparkplugType;
-  readonly entry: MqttSymbolEntryConfig;
+  readonly entry: SymbolEntryConfig;
   value: PlcValue | undefined;
   /** Milliseconds since the epoch of the value (PLC time where the driver has it). */
   timestamp: number;
@@ -42,7 +42,7 @@ export interface FeedLog {
 }
 
 export interface FeedOptions {
-  readonly entries: readonly MqttSymbolEntryConfig[];
+  readonly entries: readonly SymbolEntryConfig[];
   readonly birthTimeoutMs: number;
   /** Most symbols one PLC publishes. */
   readonly maxSymbols: number;

@@ -1,13 +1,13 @@
 // The published symbols of one PLC: `Mqtt.Targets.<plcId>.Symbols` entries expanded over the PLC's symbol tree.
 // An entry names a path, `[*]` standing for every index of an array; a struct or array it names means its leaves.
-import type { MqttSymbolEntryConfig } from '../../config/schema.ts';
+import type { SymbolEntryConfig } from '../../config/schema.ts';
 import type { SymbolNode } from '../../targets/target.ts';
 
 /** One published leaf symbol and the entry that selected it (the first entry wins). */
 export interface PublishedSymbol {
   readonly path: string;
   readonly typeName: string;
-  readonly entry: MqttSymbolEntryConfig;
+  readonly entry: SymbolEntryConfig;
 }
 
 /** A path pattern, `[*]` standing for any index list, matched case-insensitively. */
@@ -39,7 +39,7 @@ function leavesOf(node: SymbolNode, out: SymbolNode[]): void {
  * Entries that match nothing are returned in `unmatched`, so start-up can log them.
  */
 export function expandEntries(
-  entries: readonly MqttSymbolEntryConfig[],
+  entries: readonly SymbolEntryConfig[],
   tree: readonly SymbolNode[],
   limit: number,
 ): { symbols: PublishedSymbol[]; unmatched: string[]; truncated: boolean } {
