@@ -84,6 +84,12 @@ export class JsonPublisher {
     };
   }
 
+  /** Another replica publishes the PLC now (cluster mode): what is held here is not sent. */
+  abandon(): void {
+    this.#plcOnline = false;
+    this.buffer.drain();
+  }
+
   /** The session is up: the state it left, then the outage's changes in order. */
   online(): void {
     this.#linkOnline = true;

@@ -79,6 +79,11 @@ export class MqttLink {
     return this.#state === 'Connected' ? undefined : this.#lastError;
   }
 
+  /** Started and not stopped: the session is wanted (connected, or being connected). */
+  get active(): boolean {
+    return !this.#stopped;
+  }
+
   /** When the state last changed. */
   get since(): Date {
     return this.#since;

@@ -22,6 +22,12 @@ const MqttStatusSchema = Type.Object({
   enabled: Type.Boolean(),
   mode: Type.Optional(Type.Union([Type.Literal('SparkplugB'), Type.Literal('Json')])),
   url: Type.Optional(Type.String({ description: 'The broker, without credentials' })),
+  edgeNodeId: Type.Optional(
+    Type.String({
+      description: "Sparkplug: this gateway's edge node id (cluster mode: `<EdgeNodeId>-<ReplicaId>`)",
+    }),
+  ),
+  replicaId: Type.Optional(Type.String({ description: 'Cluster mode: the replica answering' })),
   sessions: Type.Array(
     Type.Object({
       clientId: Type.String(),
@@ -34,7 +40,10 @@ const MqttStatusSchema = Type.Object({
   devices: Type.Array(
     Type.Object({
       plcId: Type.String(),
-      online: Type.Boolean({ description: 'Born: the PLC is reachable and its values were published' }),
+      online: Type.Boolean({
+        description:
+          'Born: the PLC is reachable and its values were published (cluster mode: by this replica, which holds its MQTT lease)',
+      }),
       metrics: Type.Integer({ description: 'Symbols published' }),
     }),
   ),
@@ -45,7 +54,7 @@ const MqttStatusSchema = Type.Object({
 });
 
 export const mqttRoutes: FeaturePlugin = (app, context) => {
-  const { config, registry, services, metrics, now, audit } = context;
+  const { config, registry, services, metrics, now, audit, cluster } = context;
   let service: MqttService | undefined;
   if (config.settings.Mqtt.Enabled) {
     const notifications = services.find(notificationServiceKey);
@@ -58,6 +67,7 @@ export const mqttRoutes: FeaturePlugin = (app, context) => {
       alarms,
       audit,
       contentRoot: config.contentRoot,
+      cluster: cluster?.cluster,
     });
     service = started;
     registerMqttMetrics(metrics, started);

@@ -1,9 +1,12 @@
 // MQTT publishing as a whole: for Sparkplug B one edge node session with a device per PLC, for JSON one session
 // per PLC (each with its own `$state` will); each PLC's values from a PlcFeed on the shared notification
-// subscriptions and its alarms from the alarm feature's transition feed. Never imports fastify.
+// subscriptions and its alarms from the alarm feature's transition feed. In cluster mode each replica is its own
+// Sparkplug edge node (`<EdgeNodeId>-<ReplicaId>`) and publishes the PLCs whose MQTT lease it holds; a JSON session
+// is open only on the replica holding its PLC. Never imports fastify.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { AuditTrail } from '../../audit/trail.ts';
+import type { Cluster } from '../../cluster/cluster.ts';
 import type { Config, MqttConfig } from '../../config/schema.ts';
 import type { PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
@@ -14,7 +17,8 @@ import type { AlarmPort } from './alarm-port.ts';
 import { DeviceCommands } from './device-commands.ts';
 import { JsonPublisher } from './json-publisher.ts';
 import { MqttLink, redacted, type LinkLog, type LinkOptions, type LinkState } from './link.ts';
-import { PlcFeed } from './plc-feed.ts';
+import { PublishLeases, type LeaseGate } from './cluster/publish-leases.ts';
+import { PlcFeed, type FeedSink } from './plc-feed.ts';
 import { SessionCounter } from './session-counter.ts';
 import { decode } from './sparkplug-codec.ts';
 import { SparkplugNode } from './sparkplug-node.ts';
@@ -33,6 +37,8 @@ export interface MqttDeps {
   readonly audit: Pick<AuditTrail, 'record'>;
   /** Where relative file settings (CaFile, StateFile) resolve. */
   readonly contentRoot: string;
+  /** Cluster mode: one replica publishes each PLC. */
+  readonly cluster?: Cluster | undefined;
 }
 
 export interface MqttSessionStatus {
@@ -47,6 +53,10 @@ export interface MqttSessionStatus {
 export interface MqttStatus {
   mode: MqttConfig['Mode'];
   url: string;
+  /** Sparkplug: this gateway's (this replica's) edge node id. */
+  edgeNodeId?: string;
+  /** Cluster mode: this replica. */
+  replicaId?: string;
   sessions: MqttSessionStatus[];
   devices: Array<{ plcId: string; online: boolean; metrics: number }>;
   messages: number;
@@ -57,6 +67,20 @@ export interface MqttStatus {
 
 /** Most symbols one PLC publishes (a bound on the subscriptions and the birth message). */
 export const maxSymbolsPerPlc = 10_000;
+
+/** A ReplicaId as it may stand in an MQTT topic level, a client id and a file name. */
+export function replicaSuffix(replicaId: string): string {
+  return replicaId.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+/** `data/mqtt-state.json` -> `data/mqtt-state.<suffix>.json`: each replica's edge node counts its own bdSeq. */
+function stateFileOf(file: string, suffix: string | undefined): string {
+  if (suffix === undefined) return file;
+  const dot = file.lastIndexOf('.');
+  return dot > file.lastIndexOf('/') && dot > 0
+    ? `${file.slice(0, dot)}.${suffix}${file.slice(dot)}`
+    : `${file}.${suffix}`;
+}
 
 interface Publisher {
   readonly link: MqttLink;
@@ -70,17 +94,31 @@ export class MqttService {
   readonly #deps: MqttDeps;
   readonly #feeds: PlcFeed[] = [];
   readonly #publishers: Publisher[] = [];
+  readonly #leases: PublishLeases | undefined;
+  readonly #gates = new Map<string, LeaseGate>();
   #node: SparkplugNode | undefined;
 
   constructor(config: Config, registry: TargetRegistry, deps: MqttDeps) {
     const settings = config.settings.Mqtt;
     this.#settings = settings;
     this.#deps = deps;
+    // The loader checked Mqtt.Targets against PlcTargets and spells each plcId as PlcTargets does.
     const targets = new Map(registry.list().map((t) => [t.id, t] as const));
-    for (const plcId of Object.keys(settings.Targets)) {
-      if (!targets.has(plcId))
-        throw new Error(`Mqtt.Targets.${plcId}: no PLC target '${plcId}' is configured.`);
-    }
+    const cluster = deps.cluster;
+    const leases = cluster === undefined ? undefined : new PublishLeases(cluster, deps.log);
+    this.#leases = leases;
+    const suffix = cluster === undefined ? undefined : replicaSuffix(cluster.replicaId);
+    /** The feed's sink: in cluster mode through the PLC's lease gate. */
+    const gated = (
+      target: PlcTarget,
+      sink: FeedSink,
+      hooks: Parameters<PublishLeases['gate']>[2],
+    ): FeedSink => {
+      if (leases === undefined) return sink;
+      const gate = leases.gate(target, sink, hooks);
+      this.#gates.set(target.id, gate);
+      return gate;
+    };
     const tls = this.#tls();
     const base = {
       url: settings.Url,
@@ -102,7 +140,7 @@ export class MqttService {
       const node = new SparkplugNode(
         {
           groupId: settings.GroupId,
-          edgeNodeId: settings.EdgeNodeId,
+          edgeNodeId: suffix === undefined ? settings.EdgeNodeId : `${settings.EdgeNodeId}-${suffix}`,
           bufferSize: settings.BufferSize,
           now: deps.now,
           log: deps.log,
@@ -111,12 +149,12 @@ export class MqttService {
             if (target) commands.submit(target, writes);
           },
         },
-        new SessionCounter(resolve(deps.contentRoot, settings.StateFile)),
+        new SessionCounter(stateFileOf(resolve(deps.contentRoot, settings.StateFile), suffix)),
       );
       this.#node = node;
       const options: LinkOptions = {
         ...base,
-        clientId: settings.ClientId,
+        clientId: suffix === undefined ? settings.ClientId : `${settings.ClientId}-${suffix}`,
         will: () => node.nextWill(),
         subscriptions: node.subscriptions(),
       };
@@ -133,7 +171,9 @@ export class MqttService {
       this.#publishers.push({ link, buffered: () => node.buffer.size, dropped: () => node.buffer.dropped });
       for (const [plcId, own] of Object.entries(settings.Targets)) {
         const target = targets.get(plcId) as PlcTarget;
-        const sink = node.device(plcId, own.Alarms ? this.#alarmsOf(plcId) : undefined);
+        const sink = gated(target, node.device(plcId, own.Alarms ? this.#alarmsOf(plcId) : undefined), {
+          deathOnLoss: true,
+        });
         this.#feeds.push(new PlcFeed(target, deps.shared(target), sink, feedOptions(plcId)));
       }
       return;
@@ -166,17 +206,30 @@ export class MqttService {
         buffered: () => publisher.buffer.size,
         dropped: () => publisher.buffer.dropped,
       });
-      const sink = publisher.sink(own.Alarms ? this.#alarmsOf(plcId) : undefined);
+      // Cluster mode: the PLC's session is open only while this replica holds its lease (a session elsewhere
+      // would leave its `$state offline` will behind when it ends), and closes cleanly when the lease goes.
+      const sink = gated(target, publisher.sink(own.Alarms ? this.#alarmsOf(plcId) : undefined), {
+        deathOnLoss: false,
+        taken: () => link.start(),
+        given: async () => {
+          publisher.abandon();
+          await link.stop();
+        },
+      });
       this.#feeds.push(new PlcFeed(target, deps.shared(target), sink, feedOptions(plcId)));
     }
   }
 
   start(): void {
-    for (const p of this.#publishers) p.link.start();
+    // JSON sessions in cluster mode open with their lease.
+    for (const p of this.#publishers) if (this.#leases === undefined || p.plcId === undefined) p.link.start();
     for (const f of this.#feeds) f.start();
+    this.#leases?.start();
   }
 
   async stop(): Promise<void> {
+    // Leases first: each PLC's death is published and the next replica takes it at once.
+    await this.#leases?.stop();
     await Promise.all(this.#feeds.map((f) => f.stop()));
     const node = this.#node;
     await Promise.all(this.#publishers.map((p) => p.link.stop(node?.death())));
@@ -198,8 +251,9 @@ export class MqttService {
     return this.#publishers.reduce((n, p) => n + p.dropped(), 0);
   }
 
+  /** Every wanted session is up (in cluster JSON mode, those of the PLCs this replica publishes). */
   connected(): boolean {
-    return this.#publishers.every((p) => p.link.connected);
+    return this.#publishers.every((p) => p.link.connected || !p.link.active);
   }
 
   status(): MqttStatus {
@@ -210,11 +264,18 @@ export class MqttService {
       since: link.since.toISOString(),
       ...(link.lastError === undefined ? {} : { lastError: link.lastError }),
     }));
+    const node = this.#node;
     return {
       mode: this.#settings.Mode,
       url: redacted(this.#settings.Url),
+      ...(node === undefined ? {} : { edgeNodeId: node.edgeNodeId }),
+      ...(this.#leases === undefined ? {} : { replicaId: this.#leases.replicaId }),
       sessions,
-      devices: this.#feeds.map((f) => ({ plcId: f.plcId, online: f.born, metrics: f.metrics().length })),
+      devices: this.#feeds.map((f) => ({
+        plcId: f.plcId,
+        online: this.#gates.get(f.plcId)?.publishing ?? f.born,
+        metrics: f.metrics().length,
+      })),
       messages: this.messages(),
       bytes: this.bytes(),
       buffered: this.buffered(),
@@ -225,12 +286,13 @@ export class MqttService {
   /** `mqtt`: Healthy while every session is connected, Degraded otherwise (changes are buffered meanwhile). */
   check(): HealthCheck {
     const s = this.status();
-    const down = s.sessions.filter((x) => x.state !== 'Connected');
+    const idle = new Set(this.#publishers.filter((p) => !p.link.active).map((p) => p.link.clientId));
+    const down = s.sessions.filter((x) => x.state !== 'Connected' && !idle.has(x.clientId));
     const status = down.length === 0 ? 'Healthy' : 'Degraded';
     const description =
       down.length === 0
         ? `Connected to ${s.url} (${s.mode}).`
-        : `${down.length} of ${s.sessions.length} MQTT sessions not connected to ${s.url}; changes are buffered.`;
+        : `${down.length} of ${s.sessions.length - idle.size} MQTT sessions not connected to ${s.url}; changes are buffered.`;
     const data: Record<string, unknown> = { broker: s.url, buffered: s.buffered, dropped: s.dropped };
     for (const x of s.sessions) {
       data[x.clientId] = x.state;

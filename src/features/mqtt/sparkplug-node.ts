@@ -90,6 +90,10 @@ export class SparkplugNode {
     return this.#bdSeq;
   }
 
+  get edgeNodeId(): string {
+    return this.#options.edgeNodeId;
+  }
+
   topic(type: string, device?: string): string {
     const { groupId, edgeNodeId } = this.#options;
     return `${namespace}/${groupId}/${type}/${edgeNodeId}${device === undefined ? '' : `/${device}`}`;
