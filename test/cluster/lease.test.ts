@@ -74,6 +74,34 @@ describe('cluster lease', () => {
     assert.equal(await link.commands.get(keys.lease), null);
   });
 
+  it('tells until when it is surely held: its time to live from the last renewal sent, 0 once given up', async () => {
+    const keys = leaseKeys('mqtt', 'line1');
+    const lease = new Lease(
+      'mqtt',
+      link,
+      keys,
+      'replica-a',
+      4000,
+      { canHold: () => true, acquired: () => Promise.resolve(), lost: () => Promise.resolve() },
+      quiet,
+    );
+    assert.equal(lease.safeUntil, 0, 'not held');
+    const before = Date.now();
+    await lease.tick(senior);
+    const after = Date.now();
+    assert.equal(lease.held, true);
+    // The key lives three quarters of the lease time (3000 ms) from when Redis set it, no earlier than `before`.
+    assert.ok(lease.safeUntil >= before + 3000 && lease.safeUntil <= after + 3000, String(lease.safeUntil));
+    const pttl = await link.commands.pttl(keys.lease);
+    assert.ok(pttl > 0 && Date.now() + pttl >= lease.safeUntil, 'Redis keeps the key at least that long');
+    const first = lease.safeUntil;
+    await lease.tick(senior);
+    assert.ok(lease.safeUntil >= first, 'a renewal moves it on');
+    await lease.drop('test');
+    assert.equal(lease.safeUntil, 0);
+    await link.commands.del(keys.lease);
+  });
+
   it('ranks the lease members by when they joined; one that lapses rejoins below the others', async () => {
     const member = (...parts: string[]) => clusterKey('alarm-members', 'test', ...parts);
     const keys = [member(), member('joined'), member('joins')];

@@ -102,8 +102,14 @@ export class MqttService {
     const settings = config.settings.Mqtt;
     this.#settings = settings;
     this.#deps = deps;
-    // The loader checked Mqtt.Targets against PlcTargets and spells each plcId as PlcTargets does.
-    const targets = new Map(registry.list().map((t) => [t.id, t] as const));
+    // The loader checked Mqtt.Targets against PlcTargets; each is matched ignoring case, as plcIds are everywhere,
+    // and published under the PLC's own id.
+    const published = Object.entries(settings.Targets).map(([id, own]) => {
+      const target = registry.get(id);
+      if (target === undefined) throw new Error(`Mqtt.Targets.${id}: names no configured PLC`);
+      return [target, own] as const;
+    });
+    const targets = new Map(published.map(([t]) => [t.id, t] as const));
     const cluster = deps.cluster;
     const leases = cluster === undefined ? undefined : new PublishLeases(cluster, deps.log);
     this.#leases = leases;
@@ -128,8 +134,8 @@ export class MqttService {
       keepAliveSeconds: settings.KeepAliveSeconds,
       reconnectMs: settings.ReconnectMs,
     };
-    const feedOptions = (plcId: string) => ({
-      entries: settings.Targets[plcId]?.Symbols ?? [],
+    const feedOptions = (own: (typeof published)[number][1]) => ({
+      entries: own.Symbols,
       birthTimeoutMs: settings.BirthTimeoutMs,
       maxSymbols: maxSymbolsPerPlc,
       now: deps.now,
@@ -169,17 +175,17 @@ export class MqttService {
       );
       node.attach(link);
       this.#publishers.push({ link, buffered: () => node.buffer.size, dropped: () => node.buffer.dropped });
-      for (const [plcId, own] of Object.entries(settings.Targets)) {
-        const target = targets.get(plcId) as PlcTarget;
+      for (const [target, own] of published) {
+        const plcId = target.id;
         const sink = gated(target, node.device(plcId, own.Alarms ? this.#alarmsOf(plcId) : undefined), {
           deathOnLoss: true,
         });
-        this.#feeds.push(new PlcFeed(target, deps.shared(target), sink, feedOptions(plcId)));
+        this.#feeds.push(new PlcFeed(target, deps.shared(target), sink, feedOptions(own)));
       }
       return;
     }
-    for (const [plcId, own] of Object.entries(settings.Targets)) {
-      const target = targets.get(plcId) as PlcTarget;
+    for (const [target, own] of published) {
+      const plcId = target.id;
       const renderer = deps.alarms?.renderer([]);
       const publisher = new JsonPublisher({
         prefix: settings.TopicPrefix,
@@ -216,7 +222,7 @@ export class MqttService {
           await link.stop();
         },
       });
-      this.#feeds.push(new PlcFeed(target, deps.shared(target), sink, feedOptions(plcId)));
+      this.#feeds.push(new PlcFeed(target, deps.shared(target), sink, feedOptions(own)));
     }
   }
 
