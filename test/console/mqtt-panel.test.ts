@@ -67,7 +67,10 @@ describe('console: the MQTT panel of the admin view', () => {
     await session.filter({ hasText: 'Connected' }).waitFor();
     assert.equal(await session.getAttribute('data-state'), 'Connected');
     await device.filter({ hasText: 'online' }).waitFor();
-    assert.match(await panel.innerText(), /SparkplugB to mqtt:\/\/127\.0\.0\.1:\d+\/?: \d+ messages/);
+    assert.match(
+      await panel.innerText(),
+      /SparkplugB as edge node gateway to mqtt:\/\/127\.0\.0\.1:\d+\/?: \d+ messages/,
+    );
 
     await broker.stop();
     await panel.locator('tr[data-state="Disconnected"]', { hasText: 'console-gw' }).waitFor();

@@ -6,6 +6,10 @@ interface MqttStatus {
   enabled: boolean;
   mode?: string;
   url?: string;
+  /** Sparkplug: this gateway's edge node (in cluster mode, this replica's). */
+  edgeNodeId?: string;
+  /** Cluster mode: the replica answering; the panel shows what this replica publishes. */
+  replicaId?: string;
   sessions: Array<{ clientId: string; plcId?: string; state: string; since: string; lastError?: string }>;
   devices: Array<{ plcId: string; online: boolean; metrics: number }>;
   messages: number;
@@ -29,8 +33,16 @@ export function MqttPanel() {
       {s?.enabled && (
         <>
           <p>
-            {s.mode} to <span class="mono">{s.url}</span>: {s.messages} messages, {s.bytes} bytes published,{' '}
-            {s.buffered} changes buffered, {s.dropped} dropped.
+            {s.mode}
+            {s.edgeNodeId !== undefined && (
+              <>
+                {' '}
+                as edge node <span class="mono">{s.edgeNodeId}</span>
+              </>
+            )}{' '}
+            to <span class="mono">{s.url}</span>
+            {s.replicaId !== undefined && <> (replica {s.replicaId})</>}: {s.messages} messages, {s.bytes}{' '}
+            bytes published, {s.buffered} changes buffered, {s.dropped} dropped.
           </p>
           <div class="table-wrap">
             <table aria-label="MQTT sessions">
