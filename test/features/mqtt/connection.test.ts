@@ -85,10 +85,12 @@ describe('MQTT broker connection', () => {
   it('counts messages and bytes in /metrics and turns Degraded when the broker goes', async () => {
     const broker = await Mosquitto.start();
     brokers.push(broker);
+    // Subscribed before the gateway starts, so the write below follows the PLC's birth (not folded into it).
+    const sub = await Subscriber.connect(broker.url, ['spBv1.0/#']);
     gw = await startGateway(mqttSettings(broker.url));
     await mqttCheck(gw.app, (c) => c.status === 'Healthy');
-    const sub = await Subscriber.connect(broker.url, ['spBv1.0/#']);
     try {
+      await sub.sparkplug('spBv1.0/plant/DBIRTH/gw1/line1');
       await gw.plc.target.write('MAIN.nCount', 8);
       await sub.sparkplug('spBv1.0/plant/DDATA/gw1/line1');
     } finally {
