@@ -18,7 +18,7 @@ export interface ProgramChangeRecord {
 }
 
 /** The `sub` of the audit records: no caller made the change, the PLC's program did. */
-export const programChangeSubject = 'plc';
+const programChangeSubject = 'plc';
 
 /** The audit record names this many affected symbols at most (the route lists them all, to its own bound). */
 const auditedSymbols = 40;
