@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
 import type { ChangeEvent, ProgramChange, TypeChangedNotice } from '../../../src/targets/target.ts';
 import { Signal } from '../../helpers/signal.ts';
-import { makeTarget, reach, startPlant } from './harness.ts';
+import { FaultProxy, makeTarget, reach, startPlant } from './harness.ts';
 
 function layout(grown: boolean, withGone = true): Program {
   const b = new ProgramBuilder();
@@ -145,6 +145,48 @@ describe('ADS target: program-change report', () => {
       assert.deepEqual(r.reports, []);
     } finally {
       await target.close();
+      await plant.stop();
+    }
+  });
+
+  it('a symbol retyped to a type the gateway cannot decode is invalidated, and listed as typeChanged', async () => {
+    const before = new ProgramBuilder();
+    before.symbol('MAIN.tWhen', 'DINT', { value: 1 });
+    before.symbol('MAIN.nA', 'DINT', { value: 2 });
+    const after = new ProgramBuilder();
+    after.symbol('MAIN.tWhen', 'LTIME');
+    after.symbol('MAIN.nA', 'DINT', { value: 2 });
+    const plant = await startPlant(new SimulatedPlc(before.build()));
+    // The simulator serves LTIME; renamed in the uploads it is LDATE, which the driver has no codec for.
+    const proxy = new FaultProxy(plant.port);
+    proxy.answer = (frame) => {
+      const from = Buffer.from('LTIME');
+      for (let i = frame.indexOf(from); i >= 0; i = frame.indexOf(from, i + 1))
+        Buffer.from('LDATE').copy(frame, i);
+      return frame;
+    };
+    const target = makeTarget(await proxy.listen(), { TimeoutMs: 3000 });
+    const r = recorder();
+    try {
+      await target.start();
+      await reach(target, 'Connected');
+      target.onProgramChange(r.report);
+      await target.subscribe('MAIN.tWhen', r.options);
+      await r.until(() => r.changes[0], 'first value');
+      plant.server.download(after.build());
+      const report = await r.until(() => r.reports[0], 'the report');
+      assert.deepEqual(
+        report.affected.map((a) => [a.symbol, a.impact, a.before.type, a.after?.type]),
+        [['MAIN.tWhen', 'typeChanged', 'DINT', 'LDATE']],
+      );
+      assert.deepEqual(r.notices, []);
+      assert.deepEqual(
+        r.errors.map((e) => [e.symbol, e.code]),
+        [['MAIN.tWhen', 'SYMBOL_INVALIDATED']],
+      );
+    } finally {
+      await target.close();
+      await proxy.close();
       await plant.stop();
     }
   });
