@@ -62,9 +62,7 @@ function scenarioProblems(err: unknown): unknown {
 }
 
 /** The same program a Simulated gateway target with this scenario has: built-in types, then the scenario. */
-async function scenarioProgram(
-  dir: string,
-): Promise<{
+async function scenarioProgram(dir: string): Promise<{
   scenario: Awaited<ReturnType<typeof loadScenario>>;
   declared: DeclaredScenario;
   program: Program;
