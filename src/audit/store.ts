@@ -17,7 +17,9 @@ export type AuditAction =
   | 'sim.reset'
   | 'alarm.acknowledge'
   | 'connection.terminate'
-  | 'ethercat.reset-error-counters';
+  | 'ethercat.reset-error-counters'
+  /** Not a request: the PLC's program changed (a download or an online change), recorded with `sub` "plc". */
+  | 'plc.program-change';
 
 export interface AuditError {
   code: string;

@@ -19,6 +19,7 @@ const auditActions: readonly AuditAction[] = [
   'alarm.acknowledge',
   'connection.terminate',
   'ethercat.reset-error-counters',
+  'plc.program-change',
 ];
 
 const AuditErrorBody = Type.Object(

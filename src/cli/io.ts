@@ -14,6 +14,8 @@ export interface CliIo {
   signal?: AbortSignal;
   /** Called by serve once it is listening, with the base URL a local client can use. */
   onListening?(url: string): void;
+  /** sim-ads: how it hears "reload" (default: SIGHUP); returns a function that stops listening. */
+  onReload?(listener: () => void): () => void;
 }
 
 /** A mistake on the command line: exit code 2 with a hint to --help. */

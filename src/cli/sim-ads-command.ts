@@ -32,7 +32,9 @@ commands, notifications, RPC methods, PLC start/stop and file services, on ports
 real-time service on port 200, and UDP discovery and add-route (port 48899).
 Clients connect through the AMS router port (ads-client: routerAddress/routerTcpPort) or with a
 fixed local AmsNetId and ADS port. ADS has no authentication: keep it on loopback unless the
-network is trusted. SIGTERM or SIGINT stop it.
+network is trusted. SIGTERM or SIGINT stop it. SIGHUP reads the scenario or settings file again
+and applies it as a program download: the symbol version goes up, handles and notifications of the
+old program become invalid, as on TwinCAT.
 
 ${formatOptions(options)}`;
 

@@ -1,5 +1,6 @@
 // The work behind `plc-gateway sim-ads`, loaded only when that command runs: builds the simulated PLC
-// (from a scenario or a settings file), serves it over ADS until the signal aborts, then closes it.
+// (from a scenario or a settings file), serves it over ADS until the signal aborts, then closes it. On SIGHUP it
+// reads the scenario or settings file again and applies the program as a download (the symbol version goes up).
 import { resolve } from 'node:path';
 import { isLoopbackHost } from '../config/listen-url.ts';
 import { loadConfig } from '../config/load.ts';
@@ -10,15 +11,21 @@ import {
   type AdsServerAddress,
   type UdpOptions,
 } from '../simulator/ads-server/server.ts';
-import { ProgramBuilder, SimulatedPlc } from '../simulator/engine/index.ts';
+import { ProgramBuilder, SimulatedPlc, type Program } from '../simulator/engine/index.ts';
 import {
   declareScenario,
+  type DeclaredScenario,
   etherCatOf,
   formatProblem,
   loadScenario,
   ScenarioError,
 } from '../simulator/scenario/index.ts';
-import { createSimulatedTarget, declareBuiltinTypes, DiskFileStore } from '../targets/simulated/index.ts';
+import {
+  baseProgramBuilder,
+  createSimulatedTarget,
+  declareBuiltinTypes,
+  DiskFileStore,
+} from '../targets/simulated/index.ts';
 import { UsageError, waitForAbort, writeLine, type CliIo } from './io.ts';
 
 export interface SimAdsOptions {
@@ -41,6 +48,34 @@ interface Served {
   /** Folder behind the file services; undefined: in memory. */
   fileRoot: string | undefined;
   close(): Promise<void>;
+  /**
+   * Reads the scenario or settings file again and hands its program to `download`; answers what that answered
+   * (the new symbol version). Throws ConfigError for a file with problems: the running program then stays.
+   */
+  reload(download: (program: Program) => number): Promise<number>;
+}
+
+function scenarioProblems(err: unknown): unknown {
+  return err instanceof ScenarioError
+    ? new ConfigError(err.problems.map((p) => `scenario: ${formatProblem(p)}`))
+    : err;
+}
+
+/** The same program a Simulated gateway target with this scenario has: built-in types, then the scenario. */
+async function scenarioProgram(dir: string): Promise<{
+  scenario: Awaited<ReturnType<typeof loadScenario>>;
+  declared: DeclaredScenario;
+  program: Program;
+}> {
+  try {
+    const scenario = await loadScenario(dir);
+    const builder = new ProgramBuilder();
+    declareBuiltinTypes(builder);
+    const declared = declareScenario(builder, scenario);
+    return { scenario, declared, program: builder.build() };
+  } catch (err) {
+    throw scenarioProblems(err);
+  }
 }
 
 async function fromScenario(
@@ -49,34 +84,18 @@ async function fromScenario(
   start: boolean,
   io: CliIo,
 ): Promise<Served> {
-  let scenario;
-  try {
-    scenario = await loadScenario(dir);
-  } catch (err) {
-    if (err instanceof ScenarioError)
-      throw new ConfigError(err.problems.map((p) => `scenario: ${formatProblem(p)}`));
-    throw err;
-  }
-  // The same program a Simulated gateway target with this scenario has: built-in types, then the scenario.
-  const builder = new ProgramBuilder();
-  declareBuiltinTypes(builder);
-  let declared;
-  try {
-    declared = declareScenario(builder, scenario);
-  } catch (err) {
-    if (err instanceof ScenarioError)
-      throw new ConfigError(err.problems.map((p) => `scenario: ${formatProblem(p)}`));
-    throw err;
-  }
+  const { scenario, declared, program } = await scenarioProgram(dir);
   const ethercat = etherCatOf(scenario);
-  const plc = new SimulatedPlc(builder.build(), {
+  const plc = new SimulatedPlc(program, {
     ...(fileRoot ? { files: new DiskFileStore(fileRoot) } : {}),
     ...(ethercat ? { ethercat } : {}),
   });
-  const attached = declared.attach(plc, {
-    autoStart: start,
-    onFault: (e) => writeLine(io.stderr, `plc-gateway sim-ads: the scenario faulted: ${e.message}`),
-  });
+  const attach = (d: DeclaredScenario) =>
+    d.attach(plc, {
+      autoStart: start,
+      onFault: (e) => writeLine(io.stderr, `plc-gateway sim-ads: the scenario faulted: ${e.message}`),
+    });
+  let attached = attach(declared);
   return {
     plc,
     label: `scenario ${dir}`,
@@ -84,6 +103,14 @@ async function fromScenario(
     close: () => {
       attached.close();
       return Promise.resolve();
+    },
+    reload: async (download) => {
+      const next = await scenarioProgram(dir);
+      // The old scenario's scan stops before its program goes; the new one runs on the new program.
+      attached.close();
+      const version = download(next.program);
+      attached = attach(next.declared);
+      return version;
     },
   };
 }
@@ -102,7 +129,57 @@ async function fromConfig(
   const served = fileRoot === undefined ? settings : { ...settings, FileRoot: fileRoot };
   const target = await createSimulatedTarget(id, served, { config });
   const root = served.FileRoot === undefined ? undefined : resolve(config.contentRoot, served.FileRoot);
-  return { plc: target.plc, label: `PLC ${id} of ${file}`, fileRoot: root, close: () => target.close() };
+  return {
+    plc: target.plc,
+    label: `PLC ${id} of ${file}`,
+    fileRoot: root,
+    close: () => target.close(),
+    reload: async (download) => {
+      const fresh = loadConfig(file, io.env).settings.PlcTargets[id];
+      if (fresh?.Mode !== 'Simulated')
+        throw new UsageError(`${file} has no Simulated PlcTargets entry '${id}'`);
+      // InitialValues and the scenario's declarations as the file now says; the running scenario rebinds to them.
+      const scenario =
+        fresh.Scenario === undefined
+          ? undefined
+          : await loadScenario(resolve(config.contentRoot, fresh.Scenario)).catch((err: unknown) => {
+              throw scenarioProblems(err);
+            });
+      const builder = baseProgramBuilder(id, fresh, scenario);
+      if (scenario) {
+        try {
+          declareScenario(builder, scenario);
+        } catch (err) {
+          throw scenarioProblems(err);
+        }
+      }
+      return download(builder.build());
+    },
+  };
+}
+
+/** SIGHUP, the usual "read your configuration again" signal; tests pass their own trigger. */
+function onHangUp(listener: () => void): () => void {
+  process.on('SIGHUP', listener);
+  return () => process.off('SIGHUP', listener);
+}
+
+/** Applies a reload and says what came of it; a failed one leaves the running program as it was. */
+async function reload(served: Served, server: AdsServer, io: CliIo): Promise<void> {
+  const before = served.plc.symbolVersion;
+  try {
+    const version = await served.reload((program) => server.download(program));
+    writeLine(
+      io.stdout,
+      `Reloaded ${served.label} as a program download: symbol version ${before} -> ${version}.`,
+    );
+  } catch (err) {
+    const problems = err instanceof ConfigError ? err.problems.join('; ') : (err as Error).message;
+    writeLine(
+      io.stderr,
+      `plc-gateway sim-ads: reload failed, still serving symbol version ${before}: ${problems}`,
+    );
+  }
 }
 
 function describeAddress(a: AdsServerAddress): string[] {
@@ -159,7 +236,14 @@ export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<nu
     );
   }
   io.onListening?.(`tcp://${address.host}:${address.port}`);
+  // One reload at a time: a second signal while one is under way waits for it.
+  let reloading = Promise.resolve();
+  const stopReloads = (io.onReload ?? onHangUp)(() => {
+    reloading = reloading.then(() => reload(served, server, io));
+  });
   await waitForAbort(io.signal);
+  stopReloads();
+  await reloading;
   await server.close();
   await served.close();
   return 0;

@@ -305,6 +305,19 @@ export const SettingsSchema = Type.Object(
     ),
     Cluster: ClusterSettings,
     Mqtt: MqttSettings,
+    ProgramChanges: Type.Object(
+      {
+        Length: PositiveInt(
+          50,
+          'program changes (downloads, online changes) kept per PLC for GET /api/admin/plcs/{plcId}/program-changes',
+        ),
+        MaxSymbolsPerChange: PositiveInt(
+          1000,
+          'affected symbols listed per program change; beyond it they are only counted (affectedCount)',
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     Audit: Type.Object(
       {
         Length: PositiveInt(10000, 'audit records of changes kept; older ones are dropped'),

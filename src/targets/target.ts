@@ -11,9 +11,19 @@ import type {
   SymbolNode,
 } from '../plc/index.ts';
 import type { EtherCatPort } from './ethercat-port.ts';
+import type { ProgramChangeListener, TypeChangedNotice } from './program-change.ts';
 
 // The value, tree and file shapes belong to the PLC model that the drivers and the simulator share.
 export type { FileEntry, FileReader, MethodArguments, MethodResult, PlcValue, SymbolNode };
+export type {
+  AffectedSymbol,
+  ProgramChange,
+  ProgramChangeKind,
+  ProgramChangeListener,
+  SymbolImpact,
+  SymbolPlacement,
+  TypeChangedNotice,
+} from './program-change.ts';
 export { adsStateNames as adsStates } from '../plc/ads/index.ts';
 /** ADS state names; the index in `adsStates` is the numeric ADS state. */
 export type AdsState = AdsStateName;
@@ -69,6 +79,11 @@ export interface SubscribeOptions {
   onChange(event: ChangeEvent): void;
   /** The symbol became unusable (for example removed by a program download): code SYMBOL_INVALIDATED. */
   onError?(error: { symbol: string; code: string; message: string }): void;
+  /**
+   * A program change gave the symbol another type or size; the subscription goes on in the new type. Without
+   * this callback the values simply arrive in the new type (their `typeName` tells).
+   */
+  onTypeChanged?(notice: TypeChangedNotice): void;
 }
 
 export interface Subscription {
@@ -173,4 +188,9 @@ export interface PlcTarget {
   /** EtherCAT diagnostics through the PLC's I/O server and masters. */
   readonly etherCat: EtherCatPort;
   readonly simulation?: SimulationControl;
+  /**
+   * Real targets: told after each program change (download or online change) once the held symbols are
+   * re-resolved, with what the change did to them. Returns a function that removes the listener.
+   */
+  onProgramChange?(listener: ProgramChangeListener): () => void;
 }

@@ -3,7 +3,13 @@
 // the PLC is unreachable the interval is stored as a gap, and a symbol that vanished is picked up again.
 import type { HistorySymbolConfig } from '../../config/schema.ts';
 import { isAppError } from '../../errors.ts';
-import type { ChangeEvent, ConnectionState, PlcTarget, PlcValue } from '../../targets/target.ts';
+import type {
+  ChangeEvent,
+  ConnectionState,
+  PlcTarget,
+  PlcValue,
+  TypeChangedNotice,
+} from '../../targets/target.ts';
 import type { HistoryStore, ValueKind } from './store/types.ts';
 import { resolvePaths } from './symbol-paths.ts';
 import { comparable, encode, kindOf } from './values.ts';
@@ -17,6 +23,7 @@ export interface ObserveSymbols {
     observer: {
       change(event: ChangeEvent): void;
       invalidated(error: { symbol: string; code: string; message: string }): void;
+      typeChanged?(notice: TypeChangedNotice): void;
     },
   ): { ready: Promise<void>; release(): Promise<void> };
 }
@@ -174,6 +181,19 @@ export class PlcRecorder {
         this.#log.warn(
           { plcId: this.plcId, symbol: s.symbol, code: err.code },
           'recorded symbol vanished; recorded again when it returns',
+        );
+      },
+      typeChanged: (n) => {
+        // Recorded on in the new type: its kind and the series' type are taken again from the next value.
+        s.kind = undefined;
+        s.series = undefined;
+        s.seriesPending = undefined;
+        s.current = undefined;
+        s.lastRecordedValue = undefined;
+        s.lastRecordedNum = undefined;
+        this.#log.warn(
+          { plcId: this.plcId, symbol: s.symbol, type: n.type, previousType: n.previousType },
+          'recorded symbol changed type in a program change; recorded on in the new type',
         );
       },
     });

@@ -134,6 +134,11 @@ export class PlcFeed implements SymbolClient {
     if (this.#target.connectionState() === 'Connected') void this.#begin();
   }
 
+  typeChanged(): void {
+    // A metric's datatype is announced in the birth: a retyped symbol needs a new one.
+    this.invalidated();
+  }
+
   #mark(metric: FeedMetric, value: PlcValue, timestamp: number): FeedChange {
     metric.published = value;
     metric.publishedAt = this.#options.now();

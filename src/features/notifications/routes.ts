@@ -22,6 +22,7 @@ const hubMethods = {
   },
   change: 'VariableChanged',
   error: 'SymbolError',
+  typeChanged: 'SymbolTypeChanged',
   disconnected: 'Disconnected',
   reconnected: 'Reconnected',
   ethercat: 'EtherCatChanged',
@@ -63,7 +64,9 @@ export const notificationsRoutes: FeaturePlugin = (
         description:
           'Events: `subscribed` { symbols } first, then the current value of each as `change` ' +
           '{ symbol, value, type, timestamp }, then every change; `heartbeat` {} every HeartbeatSeconds; ' +
-          '`error` { symbol, code, message } (unknown symbol, SYMBOL_INVALIDATED); `disconnected` { plcId, code } ' +
+          '`error` { symbol, code, message } (unknown symbol, SYMBOL_INVALIDATED: the symbol vanished in a program ' +
+          'change); `typeChanged` { symbol, type, size, previousType, previousSize } (a program change retyped ' +
+          'it; the values that follow are of the new type); `disconnected` { plcId, code } ' +
           'and `reconnected` { plcId } followed by fresh values; `gap` { dropped } when a slow client lost events. ' +
           'Every event has an id; a client resuming with Last-Event-ID gets `subscribed` and every current value ' +
           'again. Refusals are JSON, before the stream opens. Opening counts against NotificationConnections.',

@@ -2,6 +2,7 @@
 // MaxSymbolsPerClient), `subscribed` then initial values, errors per unknown symbol, and invalidation.
 import { AppError, isAppError } from '../../errors.ts';
 import type { EventSink, StreamEvent } from '../../http/streams/outbox.ts';
+import type { TypeChangedNotice } from '../../targets/target.ts';
 import type { Membership, SharedSubscriptions, SymbolClient } from './shared-subscriptions.ts';
 
 export interface SubscribeOutcome {
@@ -127,6 +128,16 @@ export class NotificationSession implements SymbolClient {
     if (this.#held.get(key) !== membership) return;
     this.#held.delete(key);
     this.emit({ name: 'error', data: JSON.stringify(error) });
+  }
+
+  /** `typeChanged` { symbol, type, size, previousType, previousSize }: the values that follow are of `type`. */
+  typeChanged(membership: Membership, notice: TypeChangedNotice): void {
+    if (this.#held.get(symbolKey(membership.path)) !== membership) return;
+    const { symbol, type, size, previousType, previousSize } = notice;
+    this.emit({
+      name: 'typeChanged',
+      data: JSON.stringify({ symbol, type, size, previousType, previousSize }),
+    });
   }
 
   #cork(): void {

@@ -3,7 +3,7 @@
 // reach each client in one call (see delivery-batch.ts): per-client work is a queue push, not a walk over every
 // listener.
 import { AppError, isAppError } from '../../errors.ts';
-import type { ChangeEvent, PlcTarget, Subscription } from '../../targets/target.ts';
+import type { ChangeEvent, PlcTarget, Subscription, TypeChangedNotice } from '../../targets/target.ts';
 import {
   audienceOf,
   changeEvent,
@@ -16,6 +16,8 @@ import {
 export interface SymbolClient extends ChangeReceiver {
   /** A symbol it held stopped existing (a program download): the membership has already ended. */
   invalidated(membership: Membership, error: { symbol: string; code: string; message: string }): void;
+  /** A program change gave a held symbol another type or size; the membership goes on, in the new type. */
+  typeChanged?(membership: Membership, notice: TypeChangedNotice): void;
 }
 
 /** One client's hold on one shared symbol; a plain object, because a client may hold many. */
@@ -57,6 +59,8 @@ export interface ChangeObserver {
   change(event: ChangeEvent): void;
   /** The symbol stopped existing (a program download); the observation has already ended. */
   invalidated(error: { symbol: string; code: string; message: string }): void;
+  /** A program change gave the symbol another type or size; the observation goes on, in the new type. */
+  typeChanged?(notice: TypeChangedNotice): void;
 }
 
 export interface Observation {
@@ -191,6 +195,7 @@ export class SharedSubscriptions {
         cycleTimeMs: this.#cycleTimeMs,
         onChange: (e) => this.#fanOut(s, e),
         onError: (e) => this.#invalidate(s, e),
+        onTypeChanged: (n) => this.#retyped(s, n),
       });
     } catch (err) {
       if (this.#shared.get(s.key) === s) this.#shared.delete(s.key);
@@ -204,6 +209,14 @@ export class SharedSubscriptions {
     if (s.members.size === 0) return;
     const audience = (s.audience ??= audienceOf(s.members));
     this.#batch.add(audience, e);
+  }
+
+  #retyped(s: Shared, n: TypeChangedNotice): void {
+    // Changes already seen (in the old type) go out before the notice; a joiner now waits for a new-type value.
+    this.#batch.flush();
+    s.last = undefined;
+    for (const o of [...s.observers]) o.typeChanged?.(n);
+    for (const m of [...s.members]) m.client.typeChanged?.(m, { ...n, symbol: m.path });
   }
 
   #invalidate(s: Shared, e: { symbol: string; code: string; message: string }): void {

@@ -4,7 +4,7 @@
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { hostname } from 'node:os';
 import { adsStateNames, ADS_UDP_PORT, AdsPort } from '../../plc/ads/index.ts';
-import type { SimulatedPlc } from '../engine/index.ts';
+import type { Program, SimulatedPlc } from '../engine/index.ts';
 import { AdsConnection } from './client-connection.ts';
 import { Dispatcher, type PortService } from './dispatcher.ts';
 import { EtherCatRouting } from './ethercat-routing.ts';
@@ -104,6 +104,12 @@ export interface AdsServer {
   stats(): AdsServerStats;
   /** Routes added through the UDP route service. */
   routes(): AdsRoute[];
+  /**
+   * A program download while serving, as TwinCAT does it: the program and its memory are replaced, the symbol
+   * version goes up (clients are notified), every variable handle and memory notification becomes invalid.
+   * Answers the new symbol version.
+   */
+  download(program: Program): number;
 }
 
 const LOOPBACK_NET_ID = '127.0.0.1.1.1';
@@ -251,6 +257,12 @@ export function createAdsServer(options: AdsServerOptions): AdsServer {
     address: () => bound,
 
     routes: () => udp?.routes ?? [],
+
+    download(program: Program): number {
+      // The PLC's load listeners (handles here, notifications in the hub) do the invalidation.
+      plc.load(program);
+      return plc.symbolVersion;
+    },
 
     stats(): AdsServerStats {
       return {

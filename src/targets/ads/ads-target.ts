@@ -30,6 +30,8 @@ import { AdsFiles } from './files.ts';
 import { AdsEtherCat } from './ads-ethercat.ts';
 import type { EtherCatPort } from '../ethercat-port.ts';
 import { OnlineChangeWatch } from './online-change.ts';
+import { ProgramChangeListeners, ProgramChangeReport } from './program-change-report.ts';
+import type { ProgramChangeKind, ProgramChangeListener } from '../program-change.ts';
 import { connectFailure } from './connect-failure.ts';
 import { toAppError } from './ads-errors.ts';
 import { FailureLog, silentLog } from '../failure-log.ts';
@@ -68,6 +70,9 @@ export class AdsTarget implements PlcTarget {
   readonly #log: TargetLog;
   readonly #failures: FailureLog;
   readonly #onlineChanges: OnlineChangeWatch;
+  readonly #programChanges = new ProgramChangeListeners();
+  /** The PLC's symbol version as last seen, across connections: a different one at reconnecting is a download. */
+  #symbolVersion: number | undefined;
 
   /** `log` is bound to the target's plcId here. */
   constructor(id: string, displayName: string, settings: AdsLinkSettings, log: TargetLog = silentLog) {
@@ -320,6 +325,10 @@ export class AdsTarget implements PlcTarget {
     return this.#subscriptions.subscribe(path, options);
   }
 
+  onProgramChange(listener: ProgramChangeListener): () => void {
+    return this.#programChanges.on(listener);
+  }
+
   #use<T>(what: string, fn: (session: Session, client: Client) => Promise<T>): Promise<T> {
     const session = this.#link.session;
     if (!session) {
@@ -331,9 +340,22 @@ export class AdsTarget implements PlcTarget {
   async #connected(session: Session): Promise<void> {
     this.#failures.recovered();
     await this.#onlineChanges.arm(session).catch((err) => this.#swallowed('Watching online changes', err));
+    const version: number | undefined = session.client.metaData.plcSymbolVersion;
+    const old = this.#symbolVersion;
+    // A program downloaded while the gateway was away shows as another version at reconnecting.
+    const report =
+      old !== undefined && version !== undefined && version !== old
+        ? this.#report('download', old, version)
+        : undefined;
+    if (version !== undefined) this.#symbolVersion = version;
     await this.#subscriptions
-      .restore(session)
+      .restore(session, report)
       .catch((err) => this.#swallowed('Restoring subscriptions', err));
+    if (report) this.#programChanges.emit(report.finish(new Date(this.#settings.now())));
+  }
+
+  #report(kind: ProgramChangeKind, old: number | undefined, next: number | undefined): ProgramChangeReport {
+    return new ProgramChangeReport(kind, { old, new: next }, this.#settings.maxProgramChangeSymbols);
   }
 
   async #connectFailed(err: unknown): Promise<void> {
@@ -364,9 +386,13 @@ export class AdsTarget implements PlcTarget {
     if (!this.#metadata.holds(session, version)) this.#metadata.flush(session);
     // The download deletes every notification of the connection, the counter's among them: watch it again.
     this.#onlineChanges.forget();
+    const report = this.#report('download', this.#symbolVersion, version);
+    this.#symbolVersion = version;
     await this.#subscriptions
-      .symbolVersionChanged(session)
+      .symbolVersionChanged(session, report)
       .catch((err) => this.#swallowed('Rebinding subscriptions after a download', err));
+    // Told even when the link broke halfway: what was found stands (the rest is re-resolved at reconnecting).
+    this.#programChanges.emit(report.finish(new Date(this.#settings.now())));
     if (!session.alive) return;
     await this.#onlineChanges
       .arm(session)
@@ -375,9 +401,11 @@ export class AdsTarget implements PlcTarget {
 
   async #onlineChanged(session: Session): Promise<void> {
     this.#metadata.flush(session);
+    const report = this.#report('onlineChange', this.#symbolVersion, this.#symbolVersion);
     await this.#subscriptions
-      .onlineChanged(session)
+      .onlineChanged(session, report)
       .catch((err) => this.#swallowed('Rebinding subscriptions after an online change', err));
+    this.#programChanges.emit(report.finish(new Date(this.#settings.now())));
   }
 }
 

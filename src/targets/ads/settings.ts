@@ -42,6 +42,8 @@ export interface AdsLinkSettings {
   alignAfterMs: number;
   alignEveryMs: number;
   maxFileBytes: number;
+  /** Affected symbols one program-change report keeps (ProgramChanges.MaxSymbolsPerChange). */
+  maxProgramChangeSymbols: number;
   plcClock: PlcClock;
   random: () => number;
   now: () => number;
@@ -80,6 +82,7 @@ export function linkSettings(
     alignAfterMs: tuning.alignAfterMs ?? 2000,
     alignEveryMs: tuning.alignEveryMs ?? 30_000,
     maxFileBytes: config.settings.Files?.MaxBytes ?? 16 * 1024 * 1024,
+    maxProgramChangeSymbols: config.settings.ProgramChanges.MaxSymbolsPerChange,
     plcClock: settings.PlcClock ?? 'Utc',
     random: tuning.random ?? Math.random,
     now: tuning.now ?? Date.now,

@@ -15,6 +15,8 @@ import { decodeValue } from './value-io.ts';
 import { checkDecodable } from './undecodable.ts';
 import { NotificationAlignment } from './notification-alignment.ts';
 import type { Entry, Listener, NotificationHandle } from './subscription-entry.ts';
+import type { ImpactSink } from './program-change-report.ts';
+import { retype } from './retype.ts';
 
 export interface SubscriptionHost {
   session(): Session | undefined;
@@ -134,23 +136,23 @@ export class SubscriptionManager {
   }
 
   /** A new connection: every subscription is bound again (its old notification died with the link). */
-  async restore(session: Session): Promise<void> {
+  async restore(session: Session, report?: ImpactSink): Promise<void> {
     for (const e of this.#entries.values()) this.#detach(e);
-    await this.#resync(session, true);
+    await this.#resync(session, true, report);
   }
 
   /** Program download: handles and offsets are invalid; ads-client re-created its copies, drop them. */
-  async symbolVersionChanged(session: Session): Promise<void> {
+  async symbolVersionChanged(session: Session, report?: ImpactSink): Promise<void> {
     for (const e of this.#entries.values()) this.#detach(e);
     await session
       .run('Releasing notifications', (c) => c.unsubscribeAll())
       .catch((err) => this.#host.failed('Releasing notifications', err));
-    await this.#resync(session, true);
+    await this.#resync(session, true, report);
   }
 
   /** Online change: rebind what moved, keep what did not, invalidate what is gone. */
-  async onlineChanged(session: Session): Promise<void> {
-    await this.#resync(session, false);
+  async onlineChanged(session: Session, report?: ImpactSink): Promise<void> {
+    await this.#resync(session, false, report);
   }
 
   /** The link is gone: notifications died with it; keep subscribers for the next connection. */
@@ -169,7 +171,7 @@ export class SubscriptionManager {
     this.#poller.stop();
   }
 
-  async #resync(session: Session, rebindAll: boolean): Promise<void> {
+  async #resync(session: Session, rebindAll: boolean, report?: ImpactSink): Promise<void> {
     let table: SymbolTable;
     try {
       table = await session.run('Loading symbols', () => this.#host.table(session));
@@ -185,14 +187,21 @@ export class SubscriptionManager {
       try {
         next = table.resolve(e.address.path);
       } catch {
+        report?.vanished(e.address);
         this.#invalidate(e, `${e.address.path} no longer exists`);
         continue;
       }
-      if (next.type.name !== e.address.type.name || next.size !== e.address.size) {
-        this.#invalidate(e, `${e.address.path} changed type`);
-        continue;
-      }
-      const moved = next.indexGroup !== e.address.indexGroup || next.indexOffset !== e.address.indexOffset;
+      const retyped = next.type.name !== e.address.type.name || next.size !== e.address.size;
+      let moved = next.indexGroup !== e.address.indexGroup || next.indexOffset !== e.address.indexOffset;
+      if (retyped) {
+        report?.retyped(e.address, next);
+        // Goes on in the new type: rebound (its size changed too) and announced to each subscriber.
+        if (!retype(e, next)) {
+          this.#invalidate(e, `${e.address.path} changed to ${next.type.name}, which cannot be decoded`);
+          continue;
+        }
+        moved = true;
+      } else if (moved) report?.moved(e.address, next);
       e.address = next;
       if (!rebindAll && !moved && e.mode !== 'idle') continue;
       try {

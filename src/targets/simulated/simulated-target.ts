@@ -227,13 +227,45 @@ export class SimulatedTarget implements PlcTarget {
           options.onChange({ symbol: path, value, typeName, timestamp: new Date(this.plc.now()) });
         }
       };
+      /** The type and size the watch was registered for, to tell a retyped symbol from a vanished one. */
+      let current = { type: '', size: 0 };
       const invalidated = (reason: string): void => {
         if (!open) return;
+        if (retyped()) return;
         subscription.close().catch(() => undefined);
         options.onError?.({ symbol: path, code: 'SYMBOL_INVALIDATED', message: reason });
       };
+      // A download gave the symbol another type or size: it goes on in the new type, as over ADS.
+      const retyped = (): boolean => {
+        const at = watch.path ?? path;
+        let next;
+        try {
+          next = this.plc.resolve(at);
+        } catch {
+          return false;
+        }
+        if (next.type.name === current.type && next.size === current.size) return false;
+        const previous = current;
+        watch.close();
+        try {
+          watch = register(at);
+        } catch {
+          return false;
+        }
+        options.onTypeChanged?.({
+          symbol: path,
+          type: next.type.name,
+          size: next.size,
+          previousType: previous.type,
+          previousSize: previous.size,
+        });
+        queueMicrotask(emitCurrent);
+        return true;
+      };
       // Registered like an ADS notification: its snapshot starts at the current value, which is sent first.
       const register = (at: string): Watch => {
+        const r = this.plc.resolve(at);
+        current = { type: r.type.name, size: r.size };
         // Only the elements of a large array that changed since the last notification are decoded again.
         const decoder = new IncrementalDecoder();
         return this.plc.watch(

@@ -16,7 +16,9 @@ export const t0 = Date.UTC(2026, 10, 28, 10, 0, 0);
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
 /** The recorded program; `withTemp: false` is a download without MAIN.fTemp. */
-export function historyProgram(options: { withTemp?: boolean } = {}): SimulatedPlc['program'] {
+export function historyProgram(
+  options: { withTemp?: boolean; retypedCount?: boolean } = {},
+): SimulatedPlc['program'] {
   const b = new ProgramBuilder();
   b.struct('ST_Axis', [
     { name: 'rPosition', type: 'LREAL' },
@@ -28,7 +30,8 @@ export function historyProgram(options: { withTemp?: boolean } = {}): SimulatedP
   b.symbol('MAIN.uBig', 'ULINT', { value: '0' });
   b.symbol('MAIN.bOn', 'BOOL', { value: false });
   b.symbol('MAIN.sText', 'STRING(20)', { value: 'idle' });
-  b.symbol('MAIN.nCount', 'DINT', { value: 0 });
+  if (options.retypedCount === true) b.symbol('MAIN.nCount', 'LREAL', { value: 2.5 });
+  else b.symbol('MAIN.nCount', 'DINT', { value: 0 });
   return b.build();
 }
 

@@ -228,6 +228,29 @@ describe('history recording (SQLite)', () => {
     );
   });
 
+  it('records a symbol a download retyped on in its new type', async () => {
+    const logs: Array<Record<string, unknown>> = [];
+    rig = await startHistoryRig({ symbols: [{ Path: 'MAIN.nCount' }], logs });
+    const before = await untilSamples(rig, 'MAIN.nCount', 1);
+    assert.equal(before.type, 'DINT');
+    rig.plcTime = t0 + 100;
+    rig.plc.load(historyProgram({ retypedCount: true }));
+    const s = await untilSamples(rig, 'MAIN.nCount', 2);
+    assert.deepEqual(s.samples, [
+      { t: iso(t0), value: 0 },
+      { t: iso(t0 + 100), value: 2.5 },
+    ]);
+    assert.equal(s.type, 'LREAL');
+    const note = logs.find(
+      (l) => l.msg === 'recorded symbol changed type in a program change; recorded on in the new type',
+    );
+    assert.deepEqual([note?.symbol, note?.type, note?.previousType], ['MAIN.nCount', 'LREAL', 'DINT']);
+    assert.equal(
+      logs.some((l) => l.msg === 'recorded symbol vanished; recorded again when it returns'),
+      false,
+    );
+  });
+
   it('logs a symbol that vanished with a download and records it again when it returns', async () => {
     const logs: Array<Record<string, unknown>> = [];
     rig = await startHistoryRig({ symbols: [{ Path: 'MAIN.fTemp' }, { Path: 'MAIN.nCount' }], logs });

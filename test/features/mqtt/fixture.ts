@@ -177,8 +177,11 @@ export class Relay {
 
 export const alarmArray = 'GVL.aAlarms';
 
-/** line1's program: a DINT, an LREAL, 64-bit integers beyond a double's exact range, an INT array, a struct, alarms. */
-export function mqttProgram() {
+/**
+ * line1's program: a DINT, an LREAL, 64-bit integers beyond a double's exact range, an INT array, a struct, alarms.
+ * `retyped`: the download that makes MAIN.nCount an LREAL.
+ */
+export function mqttProgram(retyped = false) {
   const b = new ProgramBuilder();
   declareErrorEntry(b);
   b.symbol(alarmArray, 'ARRAY [1..4] OF ST_ErrorEntry', {});
@@ -186,7 +189,8 @@ export function mqttProgram() {
     { name: 'bRunning', type: 'BOOL' },
     { name: 'rCurrent', type: 'REAL' },
   ]);
-  b.symbol('MAIN.nCount', 'DINT', { value: 7 });
+  if (retyped) b.symbol('MAIN.nCount', 'LREAL', { value: 7.5 });
+  else b.symbol('MAIN.nCount', 'DINT', { value: 7 });
   b.symbol('MAIN.fSpeed', 'LREAL', { value: 0.5 });
   b.symbol('MAIN.nBig', 'LINT', { value: '9007199254740993' });
   b.symbol('MAIN.nHuge', 'ULINT', { value: '18446744073709551615' });

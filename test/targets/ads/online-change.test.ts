@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
+import type { ProgramChange } from '../../../src/targets/target.ts';
 import { eventually, makeTarget, onlineChangeCounter, reach, startPlant } from './harness.ts';
 
 /** The counter first (it keeps its place, as TwinCAT's does); `extra` symbols move every later one. */
@@ -104,6 +105,37 @@ describe('ADS target: online changes', () => {
       assert.equal(plc.read('MAIN.nB'), 42);
       assert.equal(plc.read('MAIN.nA'), 31);
       assert.equal(plc.read('MAIN.aPad5'), 5, 'the old offset of MAIN.nB was not written');
+    } finally {
+      await target.close();
+      await plant.stop();
+    }
+  });
+
+  it('an online change that moves a subscribed symbol is reported as moved; its subscription streams on', async () => {
+    const plc = new OnlineChangingPlc(layout(0));
+    const plant = await startPlant(plc);
+    const target = makeTarget(plant.port, { TimeoutMs: 3000 });
+    const values: unknown[] = [];
+    const reports: ProgramChange[] = [];
+    try {
+      await target.start();
+      await reach(target, 'Connected');
+      target.onProgramChange((c) => reports.push(c));
+      await target.subscribe('MAIN.nB', { cycleTimeMs: 10, onChange: (e) => values.push(e.value) });
+      await eventually(() => (target.diagnostics.onlineChangeWatch ? true : undefined), 5000, 'watch armed');
+      const before = plc.resolve('MAIN.nB').offset;
+      plc.onlineChange(layout(2));
+      const report = await eventually(() => reports[0], 5000, 'the report');
+      assert.deepEqual(
+        [report.kind, report.oldSymbolVersion, report.newSymbolVersion],
+        ['onlineChange', 1, 1],
+      );
+      assert.deepEqual(
+        report.affected.map((a) => [a.symbol, a.impact, a.before.indexOffset, a.after?.indexOffset]),
+        [['MAIN.nB', 'moved', before, plc.resolve('MAIN.nB').offset]],
+      );
+      plc.write('MAIN.nB', 64);
+      await eventually(() => (values.includes(64) ? true : undefined), 5000, 'the moved symbol streams on');
     } finally {
       await target.close();
       await plant.stop();
