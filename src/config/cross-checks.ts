@@ -170,6 +170,20 @@ function mqttRules(settings: Record<string, unknown>): string[] {
   return [...problems, ...caseTwins('Mqtt.Targets', Object.keys(published))];
 }
 
+/** Notifications: the default cycle lies within the bounds stream clients are held to. */
+function notificationRules(settings: Record<string, unknown>): string[] {
+  const n = isRecord(settings.Notifications) ? settings.Notifications : {};
+  const { MinCycleTimeMs: min, MaxCycleTimeMs: max, DefaultCycleTimeMs: def } = n;
+  if (typeof min !== 'number' || typeof max !== 'number' || typeof def !== 'number') return [];
+  if (min > max) return ['Notifications.MinCycleTimeMs: must not be above Notifications.MaxCycleTimeMs'];
+  if (def < min || def > max) {
+    return [
+      `Notifications.DefaultCycleTimeMs: must lie within MinCycleTimeMs (${min}) and MaxCycleTimeMs (${max})`,
+    ];
+  }
+  return [];
+}
+
 /** Every cross-field problem; tolerant of values the schema already rejected. */
 export function crossFieldProblems(
   settings: Settings | Record<string, unknown>,
@@ -184,5 +198,6 @@ export function crossFieldProblems(
     ...consoleRules(s),
     ...historyRules(s),
     ...mqttRules(s),
+    ...notificationRules(s),
   ];
 }

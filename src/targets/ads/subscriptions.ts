@@ -1,5 +1,5 @@
-// Subscriptions as ADS notifications with PLC timestamps: one notification per symbol shared by every
-// subscriber (reference-counted), a per-PLC notification budget with sum-read polling beyond it,
+// Subscriptions as ADS notifications with PLC timestamps: one notification per (symbol, cycle, mode) shared by
+// every subscriber asking for the same (reference-counted), a per-PLC notification budget with sum-read polling beyond it,
 // rebinding after reconnects, program downloads and online changes, and re-registration of a
 // connection's notifications together so that the PLC checks them in one phase.
 import { AppError } from '../../errors.ts';
@@ -14,7 +14,7 @@ import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 import { decodeValue } from './value-io.ts';
 import { checkDecodable } from './undecodable.ts';
 import { NotificationAlignment } from './notification-alignment.ts';
-import type { Entry, Listener, NotificationHandle } from './subscription-entry.ts';
+import { entryKey, type Entry, type Listener, type NotificationHandle } from './subscription-entry.ts';
 import type { ImpactSink } from './program-change-report.ts';
 import { retype } from './retype.ts';
 
@@ -71,9 +71,10 @@ export class SubscriptionManager {
     const table = await session.run(`Subscribing to ${path}`, () => this.#host.table(session));
     const address = table.resolve(path);
     checkDecodable(address.type, address.path);
-    const key = address.path.toUpperCase();
     const listener: Listener = { path, options, open: true };
     const cycleMs = Math.max(0, Math.round(options.cycleTimeMs));
+    const transmission = options.mode ?? 'on-change';
+    const key = entryKey(address.path, cycleMs, transmission);
     // Joining a notification still being created: wait for its outcome, or a failed first bind would
     // leave this subscriber on an entry nobody restores.
     for (let pending = this.#entries.get(key)?.binding; pending; pending = this.#entries.get(key)?.binding) {
@@ -86,6 +87,7 @@ export class SubscriptionManager {
         address,
         listeners: new Set([listener]),
         cycleMs,
+        transmission,
         mode: 'idle',
         handle: undefined,
         session: undefined,
@@ -110,13 +112,6 @@ export class SubscriptionManager {
       }
     } else {
       entry.listeners.add(listener);
-      if (cycleMs < entry.cycleMs) {
-        // A faster subscriber: the shared notification now samples at its rate.
-        entry.cycleMs = cycleMs;
-        if (entry.mode === 'notify') {
-          await this.#rebind(entry, session).catch((err) => this.#host.failed(`Resampling ${path}`, err));
-        }
-      }
       const last = entry.last;
       if (last) queueMicrotask(() => this.#emitTo(listener, last.event));
     }
@@ -272,7 +267,8 @@ export class SubscriptionManager {
         (data, sub) =>
           this.#onNotification(e, generation, sub.notificationHandle, data.value, data.timestamp),
         e.cycleMs,
-        true,
+        // false: ADSTRANS_SERVERCYCLE, the value every cycle.
+        e.transmission === 'on-change',
       ),
     );
   }
@@ -288,7 +284,13 @@ export class SubscriptionManager {
       e.early = { handle, data, timestamp };
       return;
     }
-    if (handle !== e.handle.notificationHandle && !e.settling) return;
+    const current = handle === e.handle.notificationHandle;
+    if (e.transmission === 'cyclic') {
+      // Every sample is a delivery: while re-registering, only the registration in use counts.
+      if (current) this.#deliver(e, data, timestamp);
+      return;
+    }
+    if (!current && !e.settling) return;
     if (e.settling && e.last?.data.equals(data)) return;
     this.#deliver(e, data, timestamp);
   }
