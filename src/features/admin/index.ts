@@ -1,3 +1,4 @@
-// The admin feature: stream listing and termination, the audit log. Its public face: what the app and other features import.
+// The admin feature: stream listing and termination, the audit log, the notification budget per PLC. Its public face: what the app and other features import.
 export { adminRoutes } from './routes.ts';
 export { auditRoutes } from './audit-routes.ts';
+export { subscriptionRoutes } from './subscription-routes.ts';
