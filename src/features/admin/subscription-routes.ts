@@ -7,6 +7,7 @@ import { envelopeResponses, ok } from '../../http/envelope.ts';
 import { ConnectionState, PlcIdParams, TargetMode } from '../../http/schemas.ts';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import type { PlcTarget, WatchedSymbol } from '../../targets/target.ts';
+import { notificationServiceKey } from '../notifications/index.ts';
 import { registerSubscriptionMetrics } from './subscription-metrics.ts';
 
 const Watched = {
@@ -15,7 +16,10 @@ const Watched = {
   mode: Type.Union([Type.Literal('onChange'), Type.Literal('cyclic')], {
     description: 'ADS transmission mode',
   }),
-  clients: Type.Integer({ description: 'Subscribers sharing it' }),
+  clients: Type.Integer({
+    description:
+      'Subscribers sharing it: stream clients, plus the historian, MQTT or alarms where they hold it',
+  }),
   since: Type.String({ format: 'date-time', description: 'Since when it is watched this way' }),
 };
 
@@ -49,12 +53,19 @@ const SubscriptionListing = Type.Object({
   waiting: Type.Array(Type.Object(Watched), { description: 'Bound again when the PLC is connected' }),
 });
 
-const wire = (w: WatchedSymbol): Omit<WatchedSymbol, 'since'> & { since: string } => ({
-  ...w,
-  since: w.since.toISOString(),
-});
+/** Subscribers of a target subscription the notification service holds for its streams, or undefined. */
+type Holders = (plcId: string, path: string) => number | undefined;
 
-function listing(target: PlcTarget) {
+function listing(target: PlcTarget, holders: Holders) {
+  // The notification streams share one target subscription per symbol: count their clients, not it.
+  const wire = (w: WatchedSymbol): Omit<WatchedSymbol, 'since'> & { since: string } => {
+    const held = holders(target.id, w.symbol);
+    return {
+      ...w,
+      clients: held === undefined ? w.clients : w.clients - 1 + held,
+      since: w.since.toISOString(),
+    };
+  };
   const base = { plcId: target.id, mode: target.mode, connectionState: target.connectionState() };
   const port = target.notificationBudget;
   if (port === undefined) {
@@ -84,8 +95,9 @@ function listing(target: PlcTarget) {
   };
 }
 
-export const subscriptionRoutes: FeaturePlugin = (app, { registry, metrics }) => {
+export const subscriptionRoutes: FeaturePlugin = (app, { registry, metrics, services }) => {
   registerSubscriptionMetrics(metrics, registry);
+  const holders: Holders = (plcId, path) => services.find(notificationServiceKey)?.holders(plcId, path);
 
   app.get(
     '/api/admin/plcs/:plcId/subscriptions',
@@ -98,6 +110,6 @@ export const subscriptionRoutes: FeaturePlugin = (app, { registry, metrics }) =>
       },
       config: { policy: 'Admin', plcScoped: true },
     },
-    (request) => ok(listing(targetOf(request))),
+    (request) => ok(listing(targetOf(request), holders)),
   );
 };

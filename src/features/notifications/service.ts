@@ -97,6 +97,14 @@ export class NotificationService {
     return this.#channel(target).shared;
   }
 
+  /**
+   * Stream clients and in-gateway observers of `path` on `plcId`, who share one target subscription between
+   * them; undefined when this service holds no subscription of it.
+   */
+  holders(plcId: string, path: string): number | undefined {
+    return this.#channels.get(plcId)?.shared.holders(path);
+  }
+
   /** Target subscriptions open on a PLC (one per symbol in use). */
   subscriptionCount(plcId: string): number {
     return this.#channels.get(plcId)?.shared.size ?? 0;

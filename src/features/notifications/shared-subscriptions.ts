@@ -101,6 +101,12 @@ export class SharedSubscriptions {
     return this.#shared.size;
   }
 
+  /** Stream clients and in-gateway observers sharing the target subscription of `path`, if there is one. */
+  holders(path: string): number | undefined {
+    const s = this.#shared.get(path.trim().toUpperCase());
+    return s === undefined ? undefined : s.members.size + s.observers.size;
+  }
+
   /**
    * Joins (or opens) the shared subscription of `path`. A joiner gets the last value at once; the first client
    * gets the target's first notification, which is the current value. `ready` rejects with the target's error
