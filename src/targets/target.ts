@@ -63,9 +63,14 @@ export interface ChangeEvent {
   timestamp: Date;
 }
 
+/** How a subscription delivers: each change (checked every cycle), or the value every cycle, changed or not. */
+export type SubscriptionMode = 'on-change' | 'cyclic';
+
 export interface SubscribeOptions {
-  /** How often the PLC samples for changes, in milliseconds. */
+  /** How often the PLC samples for changes (on-change) or sends the value (cyclic), in milliseconds. */
   cycleTimeMs: number;
+  /** Default on-change. */
+  mode?: SubscriptionMode;
   onChange(event: ChangeEvent): void;
   /** The symbol became unusable (for example removed by a program download): code SYMBOL_INVALIDATED. */
   onError?(error: { symbol: string; code: string; message: string }): void;
@@ -112,7 +117,7 @@ export interface WatchedSymbol {
   /** The sampling cycle asked of the PLC (polled: the period asked for; the poll runs at the fastest one). */
   cycleMs: number;
   /** ADS transmission mode: on change, or every cycle. */
-  mode: 'onChange' | 'cyclic';
+  mode: SubscriptionMode;
   clients: number;
   /** Since when it is watched this way. */
   since: Date;

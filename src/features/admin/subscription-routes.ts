@@ -13,7 +13,7 @@ import { registerSubscriptionMetrics } from './subscription-metrics.ts';
 const Watched = {
   symbol: Type.String(),
   cycleMs: Type.Integer({ description: 'Sampling cycle asked of the PLC, ms' }),
-  mode: Type.Union([Type.Literal('onChange'), Type.Literal('cyclic')], {
+  mode: Type.Union([Type.Literal('on-change'), Type.Literal('cyclic')], {
     description: 'ADS transmission mode',
   }),
   clients: Type.Integer({

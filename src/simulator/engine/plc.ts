@@ -224,6 +224,7 @@ export class SimulatedPlc {
       size,
       snapshot: Buffer.from(this.#memory.subarray(offset, offset + size)),
       cycleTimeMs: Math.max(0, options.cycleTimeMs ?? 0),
+      cyclic: options.cyclic === true,
       lastCheck: -Infinity,
       callback,
       onInvalidated: options.onInvalidated,

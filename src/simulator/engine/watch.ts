@@ -20,6 +20,11 @@ export interface WatchOptions {
    * cycle time. 0 (default) checks at every sample. `sample({ immediate: true })` ignores it.
    */
   cycleTimeMs?: number;
+  /**
+   * Like an ADS cyclic notification: reports at every due check, changed or not. An immediate check reports it
+   * only when it changed.
+   */
+  cyclic?: boolean;
   /** Called once when a program download removed or retyped the watched path; the watch is closed. */
   onInvalidated?: (reason: string) => void;
 }
@@ -38,6 +43,7 @@ export interface WatchEntry extends Watch {
   type: PlcType | undefined;
   snapshot: Buffer;
   cycleTimeMs: number;
+  cyclic: boolean;
   lastCheck: number;
   callback: (change: WatchChange) => void;
   onInvalidated: ((reason: string) => void) | undefined;
@@ -88,7 +94,7 @@ export class WatchSet {
       if (memory.compare(w.snapshot, 0, w.size, w.offset, w.offset + w.size) !== 0) {
         memory.copy(w.snapshot, 0, w.offset, w.offset + w.size);
         due.push(w);
-      }
+      } else if (w.cyclic && !immediate) due.push(w);
     }
     // Callbacks run after the scan so a callback that closes or adds watches cannot disturb it.
     for (const w of due) {

@@ -4,10 +4,12 @@ import type { AdsLinkSettings } from './settings.ts';
 import type { SymbolAddress } from './symbol-table.ts';
 import { readMany } from './value-io.ts';
 
-/** A polled subscription: where its value lives and how often it was asked for. */
+/** A polled subscription: where its value lives, how often it was asked for and how it is sent. */
 export interface PolledEntry {
   address: SymbolAddress;
-  cycleMs: number;
+  readonly cycleMs: number;
+  /** cyclic: delivered once per its own cycle whether or not it changed; on-change: when its bytes change. */
+  readonly transmission: 'on-change' | 'cyclic';
 }
 
 /** The live connection to poll on, if any. */
@@ -23,6 +25,8 @@ export class Poller<Entry extends PolledEntry> {
   readonly #deliver: (entry: Entry, data: Buffer, timestamp: Date) => void;
   readonly #entries = new Set<Entry>();
   readonly #seen = new WeakMap<Entry, Buffer>();
+  /** Cyclic entries: when each is next delivered. */
+  readonly #due = new WeakMap<Entry, number>();
   #timer: NodeJS.Timeout | undefined;
   #running = false;
 
@@ -43,6 +47,7 @@ export class Poller<Entry extends PolledEntry> {
   add(e: Entry): void {
     this.#entries.add(e);
     this.#seen.delete(e);
+    this.#due.delete(e);
     this.#schedule(0);
   }
 
@@ -89,10 +94,20 @@ export class Poller<Entry extends PolledEntry> {
             this.#settings.batchLimits,
           ),
         );
-        const now = new Date(this.#settings.now());
+        const at = this.#settings.now();
+        const now = new Date(at);
         entries.forEach((e, i) => {
           const r = results[i];
           if (!r?.ok || !this.#entries.has(e)) return;
+          if (e.transmission === 'cyclic') {
+            const due = this.#due.get(e) ?? at;
+            if (at < due) return;
+            // On its own grid, like a cyclic notification; a late poll does not shift the next one.
+            const cycle = Math.max(1, e.cycleMs);
+            this.#due.set(e, due + cycle * (Math.floor((at - due) / cycle) + 1));
+            this.#deliver(e, r.data, now);
+            return;
+          }
           const before = this.#seen.get(e);
           if (before?.equals(r.data)) return;
           this.#seen.set(e, Buffer.from(r.data));

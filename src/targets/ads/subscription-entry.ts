@@ -1,6 +1,6 @@
 // What the subscription manager keeps per subscribed symbol: its subscribers, how it is watched (ADS
 // notification, polling or not yet) and the binding to the current connection.
-import type { ChangeEvent, PollReason, SubscribeOptions } from '../target.ts';
+import type { ChangeEvent, PollReason, SubscribeOptions, SubscriptionMode } from '../target.ts';
 import type { IncrementalDecoder } from '../../plc/index.ts';
 import type { Session } from './link-session.ts';
 import type { SymbolAddress } from './symbol-table.ts';
@@ -18,10 +18,15 @@ export interface NotificationHandle {
 }
 
 export interface Entry {
+  /** The symbol, cycle and transmission (see entryKey): subscribers differing in either get their own. */
   key: string;
   address: SymbolAddress;
   listeners: Set<Listener>;
-  cycleMs: number;
+  /** The cycle the PLC samples (on-change) or sends (cyclic) at. */
+  readonly cycleMs: number;
+  /** The subscription's mode (ADS transmission mode): send on change, or every cycle. */
+  readonly transmission: SubscriptionMode;
+  /** How it is watched now: an ADS notification, polling, or not yet. */
   mode: 'notify' | 'poll' | 'idle';
   /** Since when (ms since the epoch) it is watched the way `mode` says. */
   since: number;
@@ -46,4 +51,9 @@ export interface Entry {
   decoder: IncrementalDecoder;
   /** The first bind, while subscribe() waits for it. */
   binding: Promise<void> | undefined;
+}
+
+/** Subscribers share an entry (one notification) when symbol, cycle and transmission are equal. */
+export function entryKey(path: string, cycleMs: number, transmission: SubscriptionMode): string {
+  return `${path.toUpperCase()}|${cycleMs}|${transmission}`;
 }

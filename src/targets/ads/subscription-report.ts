@@ -3,12 +3,12 @@
 import type { SubscriptionReport, WatchedSymbol } from '../target.ts';
 import type { Entry } from './subscription-entry.ts';
 
-/** One entry as the listing shows it; notifications are registered on change (ads-client's `subscribeRaw`). */
+/** One entry as the listing shows it: the (symbol, cycle, mode) its subscribers share. */
 export function watched(e: Entry): WatchedSymbol {
   return {
     symbol: e.address.path,
     cycleMs: e.cycleMs,
-    mode: 'onChange',
+    mode: e.transmission,
     clients: e.listeners.size,
     since: new Date(e.since),
   };

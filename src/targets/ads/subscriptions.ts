@@ -1,7 +1,7 @@
-// Subscriptions as ADS notifications with PLC timestamps: one notification per symbol shared by every
-// subscriber (reference-counted), a per-PLC notification budget with sum-read polling beyond it (and where
-// the PLC refuses a notification for lack of resources), polled symbols returning to notifications as the
-// budget frees, rebinding after reconnects, program downloads and online changes, and re-registration of a
+// Subscriptions as ADS notifications with PLC timestamps: one notification per (symbol, cycle, mode) shared by
+// every subscriber asking for the same (reference-counted), a per-PLC notification budget with sum-read polling
+// beyond it (and where the PLC refuses a notification for lack of resources), polled symbols returning to
+// notifications as the budget frees, rebinding after reconnects, program downloads and online changes, and re-registration of a
 // connection's notifications together so that the PLC checks them in one phase.
 import { AppError } from '../../errors.ts';
 import type {
@@ -21,7 +21,7 @@ import type { SymbolAddress, SymbolTable } from './symbol-table.ts';
 import { decodeValue } from './value-io.ts';
 import { checkDecodable } from './undecodable.ts';
 import { NotificationAlignment } from './notification-alignment.ts';
-import type { Entry, Listener, NotificationHandle } from './subscription-entry.ts';
+import { entryKey, type Entry, type Listener, type NotificationHandle } from './subscription-entry.ts';
 
 export interface SubscriptionHost {
   session(): Session | undefined;
@@ -112,9 +112,10 @@ export class SubscriptionManager {
     const table = await session.run(`Subscribing to ${path}`, () => this.#host.table(session));
     const address = table.resolve(path);
     checkDecodable(address.type, address.path);
-    const key = address.path.toUpperCase();
     const listener: Listener = { path, options, open: true };
     const cycleMs = Math.max(0, Math.round(options.cycleTimeMs));
+    const transmission = options.mode ?? 'on-change';
+    const key = entryKey(address.path, cycleMs, transmission);
     // Joining a notification still being created: wait for its outcome, or a failed first bind would
     // leave this subscriber on an entry nobody restores.
     for (let pending = this.#entries.get(key)?.binding; pending; pending = this.#entries.get(key)?.binding) {
@@ -127,6 +128,7 @@ export class SubscriptionManager {
         address,
         listeners: new Set([listener]),
         cycleMs,
+        transmission,
         mode: 'idle',
         since: this.#settings.now(),
         pollReason: undefined,
@@ -154,13 +156,6 @@ export class SubscriptionManager {
       }
     } else {
       entry.listeners.add(listener);
-      if (cycleMs < entry.cycleMs) {
-        // A faster subscriber: the shared notification now samples at its rate.
-        entry.cycleMs = cycleMs;
-        if (entry.mode === 'notify') {
-          await this.#rebind(entry, session).catch((err) => this.#host.failed(`Resampling ${path}`, err));
-        }
-      }
       const last = entry.last;
       if (last) queueMicrotask(() => this.#emitTo(listener, last.event));
     }
@@ -333,7 +328,8 @@ export class SubscriptionManager {
           (data, sub) =>
             this.#onNotification(e, generation, sub.notificationHandle, data.value, data.timestamp),
           e.cycleMs,
-          true,
+          // false: ADSTRANS_SERVERCYCLE, the value every cycle.
+          e.transmission === 'on-change',
         )
         .catch((err: unknown) => markRefusal(err, what)),
     );
@@ -430,12 +426,13 @@ export class SubscriptionManager {
     e.since = this.#settings.now();
     e.session = session;
     e.handle = handle;
-    // The polled value was delivered: a notification sample equal to the last one delivered is no change.
+    // The polled value was delivered: an on-change sample equal to the last one delivered is no change.
     e.settling = true;
     const early = e.early as Entry['early'];
     e.early = undefined;
-    if (early && early.handle === handle.notificationHandle && !e.last?.data.equals(early.data)) {
-      this.#deliver(e, early.data, early.timestamp);
+    if (early && early.handle === handle.notificationHandle) {
+      const repeated = e.transmission === 'on-change' && e.last?.data.equals(early.data) === true;
+      if (!repeated) this.#deliver(e, early.data, early.timestamp);
     }
     this.#alignment.schedule();
     return 'promoted';
@@ -449,7 +446,13 @@ export class SubscriptionManager {
       return;
     }
     if (e.mode !== 'notify') return;
-    if (handle !== e.handle.notificationHandle && !e.settling) return;
+    const current = handle === e.handle.notificationHandle;
+    if (e.transmission === 'cyclic') {
+      // Every sample is a delivery: while re-registering, only the registration in use counts.
+      if (current) this.#deliver(e, data, timestamp);
+      return;
+    }
+    if (!current && !e.settling) return;
     if (e.settling && e.last?.data.equals(data)) return;
     this.#deliver(e, data, timestamp);
   }

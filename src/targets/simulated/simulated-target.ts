@@ -243,7 +243,11 @@ export class SimulatedTarget implements PlcTarget {
             const value = decoder.decode(change.type, change.data);
             emit(fromPlcClock(change.type, value, this.#clock), change.type.name);
           },
-          { cycleTimeMs: options.cycleTimeMs, onInvalidated: invalidated },
+          {
+            cycleTimeMs: options.cycleTimeMs,
+            cyclic: options.mode === 'cyclic',
+            onInvalidated: invalidated,
+          },
         );
       };
       let watch = register(path);

@@ -130,8 +130,8 @@ describe('admin: a PLC’s notifications and polled symbols', () => {
       assert.deepEqual(
         data.notifications.map((n) => [n.symbol, n.clients, n.mode, n.cycleMs]),
         [
-          ['MAIN.aValues0', 1, 'onChange', 100],
-          ['MAIN.aValues1', 2, 'onChange', 100],
+          ['MAIN.aValues0', 1, 'on-change', 100],
+          ['MAIN.aValues1', 2, 'on-change', 100],
         ],
       );
       assert.deepEqual(

@@ -76,7 +76,7 @@ describe('ADS target: the notification budget', () => {
       const report = target.notificationBudget.report();
       assert.deepEqual(
         report.polled.map((p) => [p.symbol, p.reason, p.clients, p.mode, p.cycleMs]),
-        [['MAIN.aValues3', 'budget', 1, 'onChange', 10]],
+        [['MAIN.aValues3', 'budget', 1, 'on-change', 10]],
       );
       assert.deepEqual(
         report.notifications.map((n) => n.symbol),
