@@ -34,7 +34,7 @@ function targetRules(settings: Record<string, unknown>): string[] {
     }
     const retryMs = typeof target.NotificationRetryMs === 'number' ? target.NotificationRetryMs : 10_000;
     const retryMaxMs =
-      typeof target.NotificationRetryMaxMs === 'number' ? target.NotificationRetryMaxMs : 300_000;
+      typeof target.NotificationRetryMaxMs === 'number' ? target.NotificationRetryMaxMs : 60_000;
     if (retryMaxMs < retryMs) {
       problems.push(
         `PlcTargets.${id}.NotificationRetryMaxMs: must not be below NotificationRetryMs (${retryMs})`,

@@ -121,7 +121,7 @@ const PlcTargetSettings = Type.Object(
       PositiveInt(10_000, 'First retry after the PLC refused a notification for lack of resources, ms'),
     ),
     NotificationRetryMaxMs: Type.Optional(
-      PositiveInt(300_000, 'Longest wait between retries of a refused notification, ms'),
+      PositiveInt(60_000, 'Longest wait between retries of a refused notification, ms'),
     ),
     PlcClock: Type.Optional(
       Type.Union([Type.Literal('Utc'), Type.Literal('Local'), Type.Literal('Unspecified')], {

@@ -52,7 +52,7 @@ describe('loadConfig: defaults', () => {
       SymbolBrowseTimeoutMs: 30000,
       NotificationBudget: 500,
       NotificationRetryMs: 10000,
-      NotificationRetryMaxMs: 300000,
+      NotificationRetryMaxMs: 60000,
       PlcClock: 'Utc',
       Rpc: { Invokable: [] },
       InitialValues: {},
@@ -185,7 +185,7 @@ describe('loadConfig: problems', () => {
       noEnv,
     );
     const line1 = config.settings.PlcTargets.line1;
-    assert.deepEqual([line1?.NotificationRetryMs, line1?.NotificationRetryMaxMs], [10_000, 300_000]);
+    assert.deepEqual([line1?.NotificationRetryMs, line1?.NotificationRetryMaxMs], [10_000, 60_000]);
     const edge = { AmsNetId: '5.1.2.3.1.1', NotificationRetryMs: 20_000, NotificationRetryMaxMs: 20_000 };
     assert.doesNotThrow(() =>
       loadConfig(writeSettings({ ...minimalSettings, PlcTargets: { line1: edge } }), noEnv),

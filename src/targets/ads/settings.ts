@@ -76,7 +76,7 @@ export function linkSettings(
     symbolBrowseTimeoutMs: Math.max(settings.SymbolBrowseTimeoutMs, timeoutMs),
     notificationBudget: settings.NotificationBudget,
     notificationRetryMs: settings.NotificationRetryMs ?? 10_000,
-    notificationRetryMaxMs: settings.NotificationRetryMaxMs ?? 300_000,
+    notificationRetryMaxMs: settings.NotificationRetryMaxMs ?? 60_000,
     connectionCheckIntervalMs: tuning.connectionCheckIntervalMs ?? Math.min(1000, timeoutMs),
     connectionDownDelayMs: tuning.connectionDownDelayMs ?? timeoutMs,
     backoff: { baseMs: tuning.backoff?.baseMs ?? 500, capMs: tuning.backoff?.capMs ?? 30_000 },
