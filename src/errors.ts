@@ -7,6 +7,12 @@ export const errorCatalog = {
   BATCH_LIMIT_EXCEEDED: { status: 400, message: 'Too many symbols in one batch.' },
   HISTORY_SYMBOL_LIMIT_EXCEEDED: { status: 400, message: 'Too many symbols in one history query.' },
   SUBSCRIPTION_LIMIT_EXCEEDED: { status: 400, message: 'Too many subscribed symbols for this client.' },
+  CYCLE_TIME_OUT_OF_RANGE: {
+    status: 400,
+    message: 'cycleMs is outside Notifications.MinCycleTimeMs to MaxCycleTimeMs.',
+  },
+  SUBSCRIPTION_OPTIONS_INVALID: { status: 400, message: 'The subscription options are not valid.' },
+  DEADBAND_NOT_NUMERIC: { status: 400, message: 'A deadband applies only to numeric symbols.' },
   RESERVED_FILE_NAME: {
     status: 400,
     message: 'A path segment is a Windows device name (CON, NUL, COM1, …).',

@@ -166,6 +166,20 @@ function historyRules(settings: Record<string, unknown>): string[] {
   return problems;
 }
 
+/** Notifications: the default cycle lies within the bounds stream clients are held to. */
+function notificationRules(settings: Record<string, unknown>): string[] {
+  const n = isRecord(settings.Notifications) ? settings.Notifications : {};
+  const { MinCycleTimeMs: min, MaxCycleTimeMs: max, DefaultCycleTimeMs: def } = n;
+  if (typeof min !== 'number' || typeof max !== 'number' || typeof def !== 'number') return [];
+  if (min > max) return ['Notifications.MinCycleTimeMs: must not be above Notifications.MaxCycleTimeMs'];
+  if (def < min || def > max) {
+    return [
+      `Notifications.DefaultCycleTimeMs: must lie within MinCycleTimeMs (${min}) and MaxCycleTimeMs (${max})`,
+    ];
+  }
+  return [];
+}
+
 /** Every cross-field problem; tolerant of values the schema already rejected. */
 export function crossFieldProblems(
   settings: Settings | Record<string, unknown>,
@@ -179,5 +193,6 @@ export function crossFieldProblems(
     ...clusterRules(s),
     ...consoleRules(s),
     ...historyRules(s),
+    ...notificationRules(s),
   ];
 }

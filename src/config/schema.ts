@@ -229,6 +229,15 @@ export const SettingsSchema = Type.Object(
         MaxSymbolsPerClient: PositiveInt(50),
         HeartbeatSeconds: PositiveInt(30),
         DefaultCycleTimeMs: PositiveInt(100),
+        MinCycleTimeMs: PositiveInt(10, 'smallest cycleMs a stream client may ask for'),
+        MaxCycleTimeMs: Type.Integer({
+          minimum: 1,
+          // The largest cycle an ADS notification takes: 2^32-1 units of 100 ns.
+          maximum: 429_496,
+          default: 60_000,
+          description: 'largest cycleMs a stream client may ask for',
+        }),
+        MaxResendIntervalMs: PositiveInt(3_600_000, 'largest maxIntervalMs a stream client may ask for'),
         QueueLength: PositiveInt(1000),
       },
       { additionalProperties: false, default: {} },

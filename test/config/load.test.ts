@@ -37,6 +37,9 @@ describe('loadConfig: defaults', () => {
       MaxSymbolsPerClient: 50,
       HeartbeatSeconds: 30,
       DefaultCycleTimeMs: 100,
+      MinCycleTimeMs: 10,
+      MaxCycleTimeMs: 60_000,
+      MaxResendIntervalMs: 3_600_000,
       QueueLength: 1000,
     });
     assert.deepEqual(settings.ConnectionLimits, { MaxPerUser: 20, MaxTotal: 2000 });
@@ -170,6 +173,23 @@ describe('loadConfig: problems', () => {
         },
       },
       problem: 'PlcTargets.line1.NotificationRetryMaxMs: must not be below NotificationRetryMs (20000)',
+    },
+    {
+      name: 'a default cycle below the floor stream clients are held to',
+      settings: { ...minimalSettings, Notifications: { MinCycleTimeMs: 101 } },
+      problem:
+        'Notifications.DefaultCycleTimeMs: must lie within MinCycleTimeMs (101) and MaxCycleTimeMs (60000)',
+    },
+    {
+      name: 'a cycle floor above the largest cycle',
+      settings: { ...minimalSettings, Notifications: { MinCycleTimeMs: 200, MaxCycleTimeMs: 150 } },
+      problem: 'Notifications.MinCycleTimeMs: must not be above Notifications.MaxCycleTimeMs',
+    },
+    {
+      name: 'a default cycle above the largest one, floor below it',
+      settings: { ...minimalSettings, Notifications: { MaxCycleTimeMs: 99 } },
+      problem:
+        'Notifications.DefaultCycleTimeMs: must lie within MinCycleTimeMs (10) and MaxCycleTimeMs (99)',
     },
   ];
   for (const c of crossCases) {

@@ -54,12 +54,12 @@ const SubscriptionListing = Type.Object({
 });
 
 /** Subscribers of a target subscription the notification service holds for its streams, or undefined. */
-type Holders = (plcId: string, path: string) => number | undefined;
+type Holders = (plcId: string, w: WatchedSymbol) => number | undefined;
 
 function listing(target: PlcTarget, holders: Holders) {
   // The notification streams share one target subscription per symbol: count their clients, not it.
   const wire = (w: WatchedSymbol): Omit<WatchedSymbol, 'since'> & { since: string } => {
-    const held = holders(target.id, w.symbol);
+    const held = holders(target.id, w);
     return {
       ...w,
       clients: held === undefined ? w.clients : w.clients - 1 + held,
@@ -97,7 +97,8 @@ function listing(target: PlcTarget, holders: Holders) {
 
 export const subscriptionRoutes: FeaturePlugin = (app, { registry, metrics, services }) => {
   registerSubscriptionMetrics(metrics, registry);
-  const holders: Holders = (plcId, path) => services.find(notificationServiceKey)?.holders(plcId, path);
+  const holders: Holders = (plcId, w) =>
+    services.find(notificationServiceKey)?.holders(plcId, w.symbol, { cycleMs: w.cycleMs, mode: w.mode });
 
   app.get(
     '/api/admin/plcs/:plcId/subscriptions',

@@ -73,7 +73,8 @@ interface Pending {
 /** Runs `run` after `ms` (0: at the end of the current task); returns a cancel. */
 export type Schedule = (run: () => void, ms: number) => () => void;
 
-const timers: Schedule = (run, ms) => {
+/** Real timers, unref'd. */
+export const timers: Schedule = (run, ms) => {
   if (ms <= 0) {
     let live = true;
     queueMicrotask(() => {

@@ -9,16 +9,23 @@ import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { checkEtherCatStream, etherCatDiagnosticsKey, streamEtherCat } from '../ethercat/index.ts';
 import { NotificationService, notificationServiceKey } from './service.ts';
-import { symbolKey } from './session.ts';
+import { assertNumeric, symbolKey } from './session.ts';
+import { effectiveOptions, optionNames, type OptionBounds, type RequestedOptions } from './options.ts';
 
 const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
 
 /** Stream event name -> hub method the client registers with `connection.on(...)`. */
 const hubMethods = {
-  // SubscriptionConfirmed(string[]): the symbols themselves, not the SSE event's object.
+  // SubscriptionConfirmed(string[]): the symbols themselves, not the SSE event's object; a Subscribe given options
+  // is confirmed with the effective options as a second argument (a client of the spec's form gets one argument).
   subscribed: {
     method: 'SubscriptionConfirmed',
-    argument: (json: string) => JSON.stringify((JSON.parse(json) as { symbols: string[] }).symbols),
+    argument: (json: string) => {
+      const { symbols, options } = JSON.parse(json) as { symbols: string[]; options?: unknown };
+      return options === undefined
+        ? JSON.stringify(symbols)
+        : [JSON.stringify(symbols), JSON.stringify(options)];
+    },
   },
   change: 'VariableChanged',
   error: 'SymbolError',
@@ -27,14 +34,19 @@ const hubMethods = {
   ethercat: 'EtherCatChanged',
 } as const;
 
-function symbolList(args: readonly unknown[]): string[] {
+function symbolList(args: readonly unknown[], withOptions = false): string[] {
   const [symbols] = args;
   if (
-    args.length !== 1 ||
+    (args.length !== 1 && !(withOptions && args.length === 2)) ||
     !Array.isArray(symbols) ||
     !symbols.every((s): s is string => typeof s === 'string' && s.trim().length > 0)
   ) {
-    throw new AppError('VALIDATION_ERROR', 'Pass one argument: an array of symbol paths.');
+    throw new AppError(
+      'VALIDATION_ERROR',
+      withOptions
+        ? 'Pass an array of symbol paths, and optionally an options object { cycleMs, mode, deadband, maxIntervalMs }.'
+        : 'Pass one argument: an array of symbol paths.',
+    );
   }
   return symbols;
 }
@@ -46,10 +58,14 @@ export const notificationsRoutes: FeaturePlugin = (
   const etherCat = services.get(etherCatDiagnosticsKey);
   const { settings } = appConfig;
   const maxSymbols = settings.Notifications.MaxSymbolsPerClient;
-  const service = new NotificationService({
-    cycleTimeMs: settings.Notifications.DefaultCycleTimeMs,
-    maxSymbols,
-  });
+  const n = settings.Notifications;
+  const bounds: OptionBounds = {
+    defaultCycleMs: n.DefaultCycleTimeMs,
+    minCycleMs: n.MinCycleTimeMs,
+    maxCycleMs: n.MaxCycleTimeMs,
+    maxResendIntervalMs: n.MaxResendIntervalMs,
+  };
+  const service = new NotificationService({ bounds, maxSymbols, now });
   services.provide(notificationServiceKey, service);
   app.addHook('onClose', () => service.close());
 
@@ -66,13 +82,43 @@ export const notificationsRoutes: FeaturePlugin = (
           '`error` { symbol, code, message } (unknown symbol, SYMBOL_INVALIDATED); `disconnected` { plcId, code } ' +
           'and `reconnected` { plcId } followed by fresh values; `gap` { dropped } when a slow client lost events. ' +
           'Every event has an id; a client resuming with Last-Event-ID gets `subscribed` and every current value ' +
-          'again. Refusals are JSON, before the stream opens. Opening counts against NotificationConnections.',
+          'again. Refusals are JSON, before the stream opens. Opening counts against NotificationConnections. ' +
+          'cycleMs, mode, deadband and maxIntervalMs apply to every symbol of the request; with any of them ' +
+          '`subscribed` reads { symbols, options } with the effective options.',
         params: PlcIdParams,
         querystring: Type.Object({
           symbols: Type.Optional(
             Type.Array(Type.String({ minLength: 1 }), {
               minItems: 1,
               description: `Repeat per symbol (symbols=a&symbols=b); at most ${maxSymbols} (400 SUBSCRIPTION_LIMIT_EXCEEDED)`,
+            }),
+          ),
+          cycleMs: Type.Optional(
+            Type.Number({
+              description:
+                `Sampling cycle (ms), ${n.MinCycleTimeMs}-${n.MaxCycleTimeMs} (400 CYCLE_TIME_OUT_OF_RANGE); ` +
+                `default ${n.DefaultCycleTimeMs}. Clients with equal symbol, cycleMs and mode share one PLC notification`,
+            }),
+          ),
+          mode: Type.Optional(
+            Type.String({
+              description:
+                'on-change (default): each change; cyclic: the value every cycleMs, changed or not ' +
+                '(anything else: 400 SUBSCRIPTION_OPTIONS_INVALID)',
+            }),
+          ),
+          deadband: Type.Optional(
+            Type.Number({
+              description:
+                'on-change, numeric symbols only (400 DEADBAND_NOT_NUMERIC otherwise): a change smaller than this ' +
+                'from the last value sent to this client is not sent; default 0',
+            }),
+          ),
+          maxIntervalMs: Type.Optional(
+            Type.Number({
+              description:
+                `on-change: the current value is sent again after this long without a change event; 0 (default) ` +
+                `or cycleMs-${n.MaxResendIntervalMs} (400 SUBSCRIPTION_OPTIONS_INVALID)`,
             }),
           ),
           ethercat: Type.Optional(
@@ -98,6 +144,12 @@ export const notificationsRoutes: FeaturePlugin = (
       const target = targetOf(request);
       const symbols = request.query.symbols ?? [];
       const ethercat = request.query.ethercat === true;
+      const requested: RequestedOptions = {};
+      for (const name of optionNames) {
+        const value = request.query[name];
+        if (value !== undefined) Object.assign(requested, { [name]: value });
+      }
+      const options = effectiveOptions(requested, bounds);
       if (symbols.length === 0 && !ethercat) {
         throw new AppError('VALIDATION_ERROR', 'Pass symbols, ethercat=true, or both.');
       }
@@ -112,6 +164,8 @@ export const notificationsRoutes: FeaturePlugin = (
       if (target.connectionState() !== 'Connected') {
         throw new AppError('PLC_UNAVAILABLE', `PLC '${target.id}' is not connected.`);
       }
+      // Before the stream opens, so that it is a plain 400.
+      if (options.deadband > 0) await assertNumeric(service.shared(target), symbols);
       const { stream, entry } = await openSse(
         reply,
         { streams, limits },
@@ -124,7 +178,9 @@ export const notificationsRoutes: FeaturePlugin = (
         void etherCatStream?.then((stop) => stop());
         void session.close();
       });
-      await session.subscribe(symbols);
+      // The spec's form (no option named) gets the spec's `subscribed` { symbols }.
+      const echoOptions = Object.keys(requested).length > 0;
+      await session.subscribe(symbols, { options, echoOptions, numericChecked: true });
       if (ethercat) {
         etherCatStream = streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
         await etherCatStream;
@@ -152,12 +208,22 @@ export const notificationsRoutes: FeaturePlugin = (
         });
         connection
           .method('Subscribe', async (args, complete) => {
-            const symbols = symbolList(args);
+            const symbols = symbolList(args, true);
+            // Subscribe(symbols, options): the options object beside the list; Subscribe(symbols): the defaults.
+            const given = args.length === 2 && args[1] !== null;
+            const options = given ? effectiveOptions(args[1], bounds) : undefined;
             if (target.connectionState() !== 'Connected') {
               throw new AppError('PLC_UNAVAILABLE', `PLC '${target.id}' is not connected.`);
             }
             // The Completion is queued right after SubscriptionConfirmed, before the first values.
-            return (await session.subscribe(symbols, complete)).symbols;
+            const confirmed = (o: { symbols: string[] }): void => complete(o.symbols);
+            return (
+              await session.subscribe(symbols, {
+                ...(options ? { options } : {}),
+                echoOptions: given,
+                confirmed,
+              })
+            ).symbols;
           })
           .method('Unsubscribe', (args) => session.unsubscribe(symbolList(args)))
           .method('SubscribeEtherCat', async (args) => {

@@ -6,12 +6,18 @@ import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import { NotificationSession } from './session.ts';
 import { DeliveryBatch, deliveryWindowMs, type Schedule } from './delivery-batch.ts';
 import { SharedSubscriptions, type ChangeObserver, type Observation } from './shared-subscriptions.ts';
+import { defaultOptions, type OptionBounds, type SubscriptionOptions } from './options.ts';
 
 export interface NotificationSettings {
-  readonly cycleTimeMs: number;
+  /** The cycle of a subscription that names none, and what a client may ask for. */
+  readonly bounds: OptionBounds;
   readonly maxSymbols: number;
+  /** Gateway clock (the longest interval between sends). */
+  readonly now: () => number;
   /** When gathered changes go out; tests hold the window open by hand. */
   readonly schedule?: Schedule;
+  /** Timers of the resends (maxIntervalMs); tests fire them by hand. */
+  readonly timers?: Schedule;
 }
 
 class PlcChannel {
@@ -22,10 +28,18 @@ class PlcChannel {
   readonly #stop: () => void;
   #up: boolean;
 
-  constructor(target: PlcTarget, cycleTimeMs: number, batch: DeliveryBatch) {
+  constructor(target: PlcTarget, settings: NotificationSettings, batch: DeliveryBatch) {
     this.#target = target;
     this.#batch = batch;
-    this.shared = new SharedSubscriptions(target, cycleTimeMs, batch);
+    this.shared = new SharedSubscriptions(
+      target,
+      {
+        defaults: defaultOptions(settings.bounds),
+        now: settings.now,
+        ...(settings.timers ? { timers: settings.timers } : {}),
+      },
+      batch,
+    );
     this.#up = target.connectionState() === 'Connected';
     this.#stop = target.onConnectionState((state) => this.#onState(state));
   }
@@ -49,7 +63,9 @@ class PlcChannel {
       return;
     }
     // The fresh values follow from the target itself: every subscription it restores delivers its current
-    // value first, as a re-registered ADS notification does. Reading them here as well sent each twice.
+    // value first, as a re-registered ADS notification does. Reading them here as well sent each twice. A
+    // client's deadband does not hold them back.
+    this.shared.resetFilters();
     const data = JSON.stringify({ plcId });
     for (const s of this.sessions) s.emit({ name: 'reconnected', data });
   }
@@ -62,13 +78,13 @@ export class NotificationService {
 
   constructor(settings: NotificationSettings) {
     this.#settings = settings;
-    this.#batch = new DeliveryBatch(deliveryWindowMs(settings.cycleTimeMs), settings.schedule);
+    this.#batch = new DeliveryBatch(deliveryWindowMs(settings.bounds.defaultCycleMs), settings.schedule);
   }
 
   #channel(target: PlcTarget): PlcChannel {
     let channel = this.#channels.get(target.id);
     if (channel === undefined) {
-      channel = new PlcChannel(target, this.#settings.cycleTimeMs, this.#batch);
+      channel = new PlcChannel(target, this.#settings, this.#batch);
       this.#channels.set(target.id, channel);
     }
     return channel;
@@ -101,8 +117,12 @@ export class NotificationService {
    * Stream clients and in-gateway observers of `path` on `plcId`, who share one target subscription between
    * them; undefined when this service holds no subscription of it.
    */
-  holders(plcId: string, path: string): number | undefined {
-    return this.#channels.get(plcId)?.shared.holders(path);
+  holders(
+    plcId: string,
+    path: string,
+    options: Pick<SubscriptionOptions, 'cycleMs' | 'mode'>,
+  ): number | undefined {
+    return this.#channels.get(plcId)?.shared.holders(path, options);
   }
 
   /** Target subscriptions open on a PLC (one per symbol in use). */

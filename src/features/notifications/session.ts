@@ -3,10 +3,24 @@
 import { AppError, isAppError } from '../../errors.ts';
 import type { EventSink, StreamEvent } from '../../http/streams/outbox.ts';
 import type { Membership, SharedSubscriptions, SymbolClient } from './shared-subscriptions.ts';
+import { sameOptions, type SubscriptionOptions } from './options.ts';
 
 export interface SubscribeOutcome {
   /** The symbols of this request now subscribed (already held ones included). */
   readonly symbols: string[];
+  /** The options they run with. */
+  readonly options: SubscriptionOptions;
+}
+
+export interface SubscribeRequest {
+  /** Default: the shared subscriptions' defaults (Notifications.DefaultCycleTimeMs, on-change). */
+  readonly options?: SubscriptionOptions;
+  /** `subscribed` carries the options (when the request named any: the spec's form stays as it was). */
+  readonly echoOptions?: boolean;
+  /** Called right after `subscribed` (the hub's Completion). */
+  readonly confirmed?: (outcome: SubscribeOutcome) => void;
+  /** The route already made sure a deadband meets only numeric symbols. */
+  readonly numericChecked?: boolean;
 }
 
 let sessions = 0;
@@ -55,35 +69,51 @@ export class NotificationSession implements SymbolClient {
   }
 
   /**
-   * Subscribes to `paths` (case-insensitive; repeats ignored). Over MaxSymbolsPerClient in total: 400
-   * SUBSCRIPTION_LIMIT_EXCEEDED and nothing changes. Otherwise `subscribed` with the valid symbols, an `error`
-   * per symbol that could not be subscribed, `confirmed` (the hub's Completion), then the current values.
+   * Subscribes to `paths` (case-insensitive; repeats ignored) with `options`; a symbol already held with other
+   * options moves to these. Over MaxSymbolsPerClient in total: 400 SUBSCRIPTION_LIMIT_EXCEEDED and nothing
+   * changes; a deadband on a symbol that is not numeric: 400 DEADBAND_NOT_NUMERIC and nothing changes.
+   * Otherwise `subscribed` with the valid symbols (and the options), an `error` per symbol that could not be
+   * subscribed, `confirmed` (the hub's Completion), then the current values.
    */
-  async subscribe(
-    paths: readonly string[],
-    confirmed?: (symbols: string[]) => void,
-  ): Promise<SubscribeOutcome> {
+  async subscribe(paths: readonly string[], request: SubscribeRequest = {}): Promise<SubscribeOutcome> {
+    const options = request.options ?? this.#shared.defaults;
     const wanted = new Map<string, string>();
     for (const p of paths) if (!wanted.has(symbolKey(p))) wanted.set(symbolKey(p), p.trim());
-    const fresh = [...wanted].filter(([key]) => !this.#held.has(key));
-    if (this.#held.size + fresh.length > this.#maxSymbols) {
+    const added = [...wanted].filter(([key]) => !this.#held.has(key)).length;
+    if (this.#held.size + added > this.#maxSymbols) {
       throw new AppError(
         'SUBSCRIPTION_LIMIT_EXCEEDED',
         `At most ${this.#maxSymbols} symbols per client (Notifications:MaxSymbolsPerClient); ` +
-          `this would make ${this.#held.size + fresh.length}.`,
+          `this would make ${this.#held.size + added}.`,
+      );
+    }
+    // Held with these very options: nothing to do; held with others: joined anew, then the old one let go.
+    const fresh = [...wanted].filter(([key]) => {
+      const held = this.#held.get(key);
+      return held === undefined || !sameOptions(held.options, options);
+    });
+    if (options.deadband > 0 && request.numericChecked !== true) {
+      await assertNumeric(
+        this.#shared,
+        fresh.map(([, path]) => path),
       );
     }
     this.#cork();
     const errors: StreamEvent[] = [];
     try {
       const pending = fresh.map(([key, path]) => {
-        const { membership, ready } = this.#shared.join(path, this);
+        const previous = this.#held.get(key);
+        const { membership, ready } = this.#shared.join(path, this, options);
         // Held before the subscription is made, so a concurrent subscribe counts it against the limit.
         this.#held.set(key, membership);
         return ready.then(
-          () => undefined,
+          () => previous?.release(),
           (err: unknown) => {
-            if (this.#held.get(key) === membership) this.#held.delete(key);
+            if (this.#held.get(key) === membership) {
+              // A symbol that could not move keeps its old options.
+              if (previous?.held === true) this.#held.set(key, previous);
+              else this.#held.delete(key);
+            }
             const { code, message } = isAppError(err) ? err : new AppError('INTERNAL_ERROR');
             errors.push({ name: 'error', data: JSON.stringify({ symbol: path, code, message }) });
           },
@@ -91,10 +121,12 @@ export class NotificationSession implements SymbolClient {
       });
       await Promise.all(pending);
       const symbols = [...wanted].filter(([key]) => this.#held.has(key)).map(([, path]) => path);
-      this.#sink.send({ name: 'subscribed', data: JSON.stringify({ symbols }) });
+      const subscribed = request.echoOptions === true ? { symbols, options } : { symbols };
+      this.#sink.send({ name: 'subscribed', data: JSON.stringify(subscribed) });
       for (const e of errors) this.#sink.send(e);
-      confirmed?.(symbols);
-      return { symbols };
+      const outcome = { symbols, options };
+      request.confirmed?.(outcome);
+      return outcome;
     } finally {
       this.#uncork();
     }
@@ -141,5 +173,20 @@ export class NotificationSession implements SymbolClient {
     this.#corked = undefined;
     if (this.#closed) return;
     for (const e of held) this.#sink.send(e);
+  }
+}
+
+/**
+ * 400 DEADBAND_NOT_NUMERIC when any of `paths` holds no number (BOOL, STRING, a struct, an array): a deadband
+ * means nothing there. Read once, together; a symbol that cannot be read is left to the subscription to report.
+ */
+export async function assertNumeric(shared: SharedSubscriptions, paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const wrong = await shared.notNumeric(paths);
+  if (wrong.length > 0) {
+    throw new AppError(
+      'DEADBAND_NOT_NUMERIC',
+      `A deadband applies only to numeric symbols; not numeric: ${wrong.join(', ')}.`,
+    );
   }
 }

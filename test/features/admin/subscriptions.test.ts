@@ -78,7 +78,11 @@ describe('admin: a PLC’s notifications and polled symbols', () => {
     mill = await startPlant(new SimulatedPlc(program()), 0, { maxNotificationsPerClient: 4 });
     pressTarget = await realTarget('press', press, { NotificationBudget: 2 });
     millTarget = await realTarget('mill', mill, { NotificationBudget: 500, NotificationRetryMs: 600_000 });
-    app = await buildTestApp({ targets: [pressTarget, millTarget] });
+    // More streams than RateLimiting.NotificationConnections lets one user open a minute.
+    app = await buildTestApp({
+      targets: [pressTarget, millTarget],
+      settings: { RateLimiting: { Enabled: false } },
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     base = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
@@ -202,6 +206,25 @@ describe('admin: a PLC’s notifications and polled symbols', () => {
       await sse.next(changeOf(symbols[slots] ?? '', 77));
     } finally {
       sse.close();
+    }
+  });
+
+  test('one entry per (symbol, cycle, mode), each with its own clients', async () => {
+    const url = sseUrl(base, ['MAIN.aValues5'], 'press');
+    const fast = [await new RawSse(url, admin).opened(), await new RawSse(url, admin).opened()];
+    const slow = await new RawSse(`${url}&cycleMs=200`, admin).opened();
+    try {
+      for (const c of [...fast, slow]) await c.next(changeOf('MAIN.aValues5', 5));
+      const data = await listing('press');
+      assert.deepEqual(
+        data.notifications.map((n) => [n.symbol, n.cycleMs, n.mode, n.clients]),
+        [
+          ['MAIN.aValues5', 100, 'on-change', 2],
+          ['MAIN.aValues5', 200, 'on-change', 1],
+        ],
+      );
+    } finally {
+      for (const c of [...fast, slow]) c.close();
     }
   });
 

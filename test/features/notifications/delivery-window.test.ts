@@ -3,77 +3,9 @@
 // answer) overtakes a change gathered before it. The window is held open by hand, so nothing here waits on time.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { EventSink, StreamEvent } from '../../../src/http/streams/outbox.ts';
-import {
-  changeEvent,
-  deliveryWindowMs,
-  type Schedule,
-} from '../../../src/features/notifications/delivery-batch.ts';
+import { changeEvent, deliveryWindowMs } from '../../../src/features/notifications/delivery-batch.ts';
 import { NotificationService } from '../../../src/features/notifications/service.ts';
-import type { ChangeEvent, SubscribeOptions, Subscription } from '../../../src/targets/target.ts';
-import { FakeTarget } from '../../helpers/fake-target.ts';
-
-/** A PLC whose notifications the test raises one by one, as separate packets would arrive. */
-class NotifyingTarget extends FakeTarget {
-  readonly #onChange = new Map<string, (e: ChangeEvent) => void>();
-
-  // Optional only to match FakeTarget's signature; the notification service always passes it.
-  override subscribe(path: string, options?: SubscribeOptions): Promise<Subscription> {
-    if (options) this.#onChange.set(path, (e) => options.onChange(e));
-    return Promise.resolve({
-      symbol: path,
-      close: () => {
-        this.#onChange.delete(path);
-        return Promise.resolve();
-      },
-    });
-  }
-
-  change(path: string, value: number): void {
-    this.#onChange.get(path)?.({ symbol: path, value, typeName: 'DINT', timestamp: new Date(0) });
-  }
-}
-
-/** A sink that keeps each call: one entry per write the stream would make. */
-class CallSink implements EventSink {
-  readonly calls: StreamEvent[][] = [];
-  send(event: StreamEvent): void {
-    this.calls.push([event]);
-  }
-  sendMany(events: readonly StreamEvent[]): void {
-    this.calls.push([...events]);
-  }
-  /** What each call carried: `name` or `name symbol=value`. */
-  shapes(): string[][] {
-    return this.calls.map((c) =>
-      c.map((e) => {
-        if (e.name !== 'change') return e.name;
-        const d = JSON.parse(e.data) as { symbol: string; value: number };
-        return `change ${d.symbol}=${d.value}`;
-      }),
-    );
-  }
-}
-
-/** A window the test closes. */
-function handWindow(): { schedule: Schedule; open: () => boolean; close: () => void; windows: number[] } {
-  let pending: (() => void) | undefined;
-  const windows: number[] = [];
-  return {
-    windows,
-    schedule: (run, ms) => {
-      windows.push(ms);
-      pending = run;
-      return () => (pending = undefined);
-    },
-    open: () => pending !== undefined,
-    close: () => {
-      const run = pending;
-      pending = undefined;
-      run?.();
-    },
-  };
-}
+import { CallSink, handWindow, NotifyingTarget } from './hand-driven.ts';
 
 async function subscribed(
   service: NotificationService,
@@ -112,7 +44,12 @@ describe('notification delivery window', () => {
 
   it('holds the changes of separate notifications and PLCs until the window closes, then delivers them at once', async () => {
     const window = handWindow();
-    const service = new NotificationService({ cycleTimeMs: 100, maxSymbols: 10, schedule: window.schedule });
+    const service = new NotificationService({
+      bounds: { defaultCycleMs: 100, minCycleMs: 10, maxCycleMs: 60_000, maxResendIntervalMs: 3_600_000 },
+      maxSymbols: 10,
+      now: Date.now,
+      schedule: window.schedule,
+    });
     const line1 = new NotifyingTarget('line1');
     const line2 = new NotifyingTarget('line2');
     const a = await subscribed(service, line1, ['MAIN.nA', 'MAIN.nB']);
@@ -143,7 +80,12 @@ describe('notification delivery window', () => {
 
   it('delivers gathered changes before a link state and before an unsubscribe is answered', async () => {
     const window = handWindow();
-    const service = new NotificationService({ cycleTimeMs: 100, maxSymbols: 10, schedule: window.schedule });
+    const service = new NotificationService({
+      bounds: { defaultCycleMs: 100, minCycleMs: 10, maxCycleMs: 60_000, maxResendIntervalMs: 3_600_000 },
+      maxSymbols: 10,
+      now: Date.now,
+      schedule: window.schedule,
+    });
     const plc = new NotifyingTarget('plc1');
     const { sink, session } = await subscribed(service, plc, ['MAIN.nA', 'MAIN.nB']);
     sink.calls.length = 0;

@@ -7,10 +7,14 @@ import type { Frame, WireProtocol } from './wire-protocols.ts';
 
 /**
  * Server-to-client methods by the stream event name the feature sends (others are not sent to hub clients): a
- * method name, whose one argument is the event data, or a method with a function reshaping the data's JSON.
+ * method name, whose one argument is the event data, or a method with a function reshaping the data's JSON into
+ * its argument (or, as an array, its arguments).
  */
 export type ServerMethods = Readonly<
-  Record<string, string | { readonly method: string; readonly argument: (json: string) => string }>
+  Record<
+    string,
+    string | { readonly method: string; readonly argument: (json: string) => string | readonly string[] }
+  >
 >;
 
 export class FrameCache {

@@ -109,9 +109,10 @@ export function handshakeError(error: string): string {
   return JSON.stringify({ error }) + recordSeparator;
 }
 
-/** A server-to-client invocation whose single argument is already JSON text (serialised once, shared). */
-export function invocationFrame(target: string, argumentJson: string): string {
-  return `{"type":1,"target":${JSON.stringify(target)},"arguments":[${argumentJson}]}${recordSeparator}`;
+/** A server-to-client invocation whose argument(s) are already JSON text (serialised once, shared). */
+export function invocationFrame(target: string, argumentJson: string | readonly string[]): string {
+  const args = typeof argumentJson === 'string' ? argumentJson : argumentJson.join(',');
+  return `{"type":1,"target":${JSON.stringify(target)},"arguments":[${args}]}${recordSeparator}`;
 }
 
 export function completionFrame(

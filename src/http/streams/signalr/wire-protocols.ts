@@ -33,8 +33,11 @@ export interface WireProtocol {
   readonly binary: boolean;
   /** A reader holding at most `maxUnparsed` bytes of an unfinished message (Hubs:MaxUnparsedBytes). */
   reader(maxUnparsed: number): MessageReader;
-  /** A server-to-client invocation whose single argument is JSON text (the payload every stream carries). */
-  invocation(target: string, argumentJson: string): Frame;
+  /**
+   * A server-to-client invocation whose single argument is JSON text (the payload every stream carries), or whose
+   * arguments are, one JSON text each.
+   */
+  invocation(target: string, argumentJson: string | readonly string[]): Frame;
   completion(invocationId: string, outcome: Outcome): Frame;
   close(error: string | undefined, allowReconnect: boolean): Frame;
   readonly ping: Frame;
@@ -181,7 +184,17 @@ export const messagePackProtocol: WireProtocol = {
   // The argument is the JSON payload the JSON protocol carries, as MessagePack values: 64-bit integers and
   // dates are strings there and stay the same strings here.
   invocation: (target, argumentJson) =>
-    prefixed(encode([MessageType.Invocation, {}, null, target, [JSON.parse(argumentJson) as unknown]])),
+    prefixed(
+      encode([
+        MessageType.Invocation,
+        {},
+        null,
+        target,
+        (typeof argumentJson === 'string' ? [argumentJson] : argumentJson).map(
+          (a) => JSON.parse(a) as unknown,
+        ),
+      ]),
+    ),
   completion: (invocationId, outcome) =>
     prefixed(
       encode(
