@@ -180,6 +180,28 @@ describe('ADS target: the notification budget', () => {
     }
   });
 
+  it('lists a subscription kept while the PLC is away as waiting, and notified again once it is back', async () => {
+    const plant = await startPlant();
+    const target = makeTarget(plant.port, { NotificationBudget: 3 }, tuning);
+    try {
+      await connected(target);
+      const s = await subscribe(target, 'MAIN.nA');
+      await s.log.next((e) => e.value === 1);
+      await plant.stop();
+      await eventually(() => (target.notificationBudget.report().waiting.length === 1 ? true : undefined));
+      assert.deepEqual(counts(target), [0, 0]);
+      assert.equal(target.notificationBudget.report().waiting[0]?.symbol, 'MAIN.nA');
+      await plant.restart();
+      await eventually(() => (counts(target)[0] === 1 ? true : undefined), 15_000, 'notified again');
+      assert.deepEqual(target.notificationBudget.report().waiting, []);
+      plant.plc.write('MAIN.nA', 2);
+      await s.log.next((e) => e.value === 2);
+    } finally {
+      await target.close();
+      await plant.stop();
+    }
+  });
+
   it('retries a refused notification with a doubling, capped delay until the PLC accepts it (router code 1282)', async () => {
     const plant = await startPlant();
     const proxy = new FaultProxy(plant.port);
