@@ -3,10 +3,11 @@
 // the PLC is unreachable the interval is stored as a gap, and a symbol that vanished is picked up again.
 import type { HistorySymbolConfig } from '../../config/schema.ts';
 import { isAppError } from '../../errors.ts';
+import { ValueFilter } from '../../feature-kit/value-filter.ts';
 import type { ChangeEvent, ConnectionState, PlcTarget, PlcValue } from '../../targets/target.ts';
 import type { HistoryStore, ValueKind } from './store/types.ts';
 import { resolvePaths } from './symbol-paths.ts';
-import { comparable, encode, kindOf } from './values.ts';
+import { encode, kindOf } from './values.ts';
 import type { HistoryWriter } from './writer.ts';
 
 /** What the recorder needs of the shared subscriptions (the notifications feature's service). */
@@ -39,9 +40,8 @@ interface Recorded {
   seriesPending: Promise<void> | undefined;
   /** The newest value seen (recorded or not), for Cyclic and MaxIntervalSeconds. */
   current: ChangeEvent | undefined;
-  lastRecordedAt: number;
-  lastRecordedNum: number | undefined;
-  lastRecordedValue: PlcValue | undefined;
+  /** The last value recorded and when: the deadband (an unchanged value is not recorded) and MaxIntervalSeconds. */
+  readonly recorded: ValueFilter;
   /** When to try subscribing again; undefined while subscribed. */
   retryAt: number | undefined;
 }
@@ -117,10 +117,8 @@ export class PlcRecorder {
       }
       const { Mode, CycleTimeMs, MaxIntervalSeconds } = s.settings;
       if (s.current === undefined) continue;
-      if (Mode === 'Cyclic' && now - s.lastRecordedAt >= CycleTimeMs) this.#record(s, s.current.value, now);
-      else if (MaxIntervalSeconds > 0 && now - s.lastRecordedAt >= MaxIntervalSeconds * 1000) {
-        this.#record(s, s.current.value, now);
-      }
+      if (Mode === 'Cyclic' && now - s.recorded.sentAt >= CycleTimeMs) this.#record(s, s.current.value, now);
+      else if (MaxIntervalSeconds > 0 && s.recorded.due(now)) this.#record(s, s.current.value, now);
     }
   }
 
@@ -144,9 +142,11 @@ export class PlcRecorder {
           series: undefined,
           seriesPending: undefined,
           current: undefined,
-          lastRecordedAt: -Infinity,
-          lastRecordedNum: undefined,
-          lastRecordedValue: undefined,
+          recorded: new ValueFilter({
+            deadband: settings.Deadband,
+            maxIntervalMs: settings.MaxIntervalSeconds * 1000,
+            skipEqual: true,
+          }),
           retryAt: undefined,
         });
       }
@@ -167,8 +167,7 @@ export class PlcRecorder {
       invalidated: (err) => {
         s.observation = undefined;
         // When it returns, its value is recorded again, whatever it was before.
-        s.lastRecordedValue = undefined;
-        s.lastRecordedNum = undefined;
+        s.recorded.reset();
         s.current = undefined;
         s.retryAt = this.#now() + retryMs;
         this.#log.warn(
@@ -204,23 +203,14 @@ export class PlcRecorder {
       s.kind = kind;
     }
     if (s.settings.Mode === 'Cyclic') return;
-    const num = comparable(s.kind, e.value);
-    const { Deadband } = s.settings;
-    if (s.lastRecordedValue !== undefined) {
-      if (num !== undefined && s.lastRecordedNum !== undefined) {
-        if (Deadband > 0 ? Math.abs(num - s.lastRecordedNum) < Deadband : e.value === s.lastRecordedValue)
-          return;
-      } else if (e.value === s.lastRecordedValue) return;
-    }
+    if (!s.recorded.passes(e.typeName, e.value)) return;
     this.#record(s, e.value, e.timestamp.getTime());
   }
 
   #record(s: Recorded, value: PlcValue, t: number): void {
     const kind = s.kind;
     if (kind === undefined) return;
-    s.lastRecordedAt = this.#now();
-    s.lastRecordedValue = value;
-    s.lastRecordedNum = comparable(kind, value);
+    s.recorded.mark(s.current?.typeName ?? '', value, this.#now());
     if (s.series !== undefined) {
       const sample = encode(s.series, t, kind, value);
       if (sample) this.#writer.add(this.plcId, sample);
@@ -270,8 +260,7 @@ export class PlcRecorder {
     }
     // A value changed while down is new again: the first notification after reconnecting is recorded.
     for (const s of this.#symbols) {
-      s.lastRecordedValue = undefined;
-      s.lastRecordedNum = undefined;
+      s.recorded.reset();
       if (s.observation === undefined && s.retryAt !== Infinity) this.#subscribe(s);
     }
   }

@@ -76,10 +76,3 @@ export function decode(kind: ValueKind, row: Pick<RawRow, 'num' | 'int' | 'txt'>
       return row.int === null ? null : numberOut(kind, row.int);
   }
 }
-
-/** The number a deadband compares, for numeric kinds. */
-export function comparable(kind: ValueKind, value: PlcValue): number | undefined {
-  if (kind === 'number' && typeof value === 'number') return value;
-  if ((kind === 'int64' || kind === 'uint64') && typeof value === 'string') return Number(value);
-  return undefined;
-}

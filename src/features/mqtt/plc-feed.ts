@@ -4,6 +4,7 @@
 // reported as a birth with every value and a death.
 import type { MqttSymbolEntryConfig } from '../../config/schema.ts';
 import type { StreamEvent } from '../../http/streams/outbox.ts';
+import { ValueFilter } from '../../feature-kit/value-filter.ts';
 import type { PlcTarget, PlcValue } from '../../targets/target.ts';
 import type { Membership, SharedSubscriptions, SymbolClient } from '../notifications/index.ts';
 import { sparkplugTypeOf, type SparkplugType } from './datatypes.ts';
@@ -18,9 +19,8 @@ export interface FeedMetric {
   value: PlcValue | undefined;
   /** Milliseconds since the epoch of the value (PLC time where the driver has it). */
   timestamp: number;
-  /** What was last published, for the deadband and the longest interval. */
-  published: PlcValue | undefined;
-  publishedAt: number;
+  /** What was last published, for the deadband and the longest interval (the entry's rule). */
+  readonly published: ValueFilter;
 }
 
 export interface FeedChange {
@@ -122,7 +122,7 @@ export class PlcFeed implements SymbolClient {
       metric.value = data.value;
       metric.timestamp = timestamp;
       if (!this.#born || metric.entry.Mode !== 'OnChange') continue;
-      if (!passesDeadband(metric, data.value)) continue;
+      if (!metric.published.passes(metric.typeName, data.value)) continue;
       changes.push(this.#mark(metric, data.value, timestamp));
     }
     if (changes.length > 0) this.#sink.changes(changes);
@@ -135,8 +135,7 @@ export class PlcFeed implements SymbolClient {
   }
 
   #mark(metric: FeedMetric, value: PlcValue, timestamp: number): FeedChange {
-    metric.published = value;
-    metric.publishedAt = this.#options.now();
+    metric.published.mark(metric.typeName, value, this.#options.now());
     return { metric, value, timestamp };
   }
 
@@ -177,8 +176,10 @@ export class PlcFeed implements SymbolClient {
         entry: s.entry,
         value: undefined,
         timestamp: 0,
-        published: undefined,
-        publishedAt: 0,
+        published: new ValueFilter({
+          deadband: s.entry.Deadband,
+          maxIntervalMs: s.entry.MaxIntervalSeconds * 1000,
+        }),
       });
     }
     this.#metrics = metrics;
@@ -201,8 +202,8 @@ export class PlcFeed implements SymbolClient {
     if (generation !== this.#generation || this.#target.connectionState() !== 'Connected') return;
     const now = this.#options.now();
     for (const m of metrics.values()) {
-      m.published = m.value;
-      m.publishedAt = now;
+      if (m.value === undefined) m.published.reset();
+      else m.published.mark(m.typeName, m.value, now);
     }
     this.#born = true;
     this.#sink.online([...metrics.values()]);
@@ -252,9 +253,7 @@ export class PlcFeed implements SymbolClient {
       const timer = setInterval(() => {
         if (!live()) return;
         const now = this.#options.now();
-        const due = heartbeat.filter(
-          (m) => m.value !== undefined && now - m.publishedAt >= m.entry.MaxIntervalSeconds * 1000,
-        );
+        const due = heartbeat.filter((m) => m.value !== undefined && m.published.due(now));
         const out = due.map((m) => this.#mark(m, m.value as PlcValue, now));
         if (out.length > 0) this.#sink.changes(out);
       }, 250);
@@ -280,11 +279,4 @@ export class PlcFeed implements SymbolClient {
     this.#memberships = [];
     await Promise.all(held.map((m) => m.release().catch(() => undefined)));
   }
-}
-
-/** A numeric change inside the entry's deadband (from the value last published) is not published. */
-function passesDeadband(metric: FeedMetric, value: PlcValue): boolean {
-  const band = metric.entry.Deadband;
-  if (band <= 0 || typeof value !== 'number' || typeof metric.published !== 'number') return true;
-  return Math.abs(value - metric.published) >= band;
 }

@@ -125,7 +125,7 @@ export class NotificationService {
     return this.#channels.get(plcId)?.shared.holders(path, options);
   }
 
-  /** Target subscriptions open on a PLC (one per symbol in use). */
+  /** Target subscriptions open on a PLC (one per symbol, cycle and mode in use). */
   subscriptionCount(plcId: string): number {
     return this.#channels.get(plcId)?.shared.size ?? 0;
   }

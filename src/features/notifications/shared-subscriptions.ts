@@ -122,7 +122,7 @@ export interface SharedSettings {
 }
 
 /** Subscriptions share a target subscription when symbol (case-insensitive), cycle and mode are equal. */
-export function sharedKey(path: string, options: Pick<SubscriptionOptions, 'cycleMs' | 'mode'>): string {
+function sharedKey(path: string, options: Pick<SubscriptionOptions, 'cycleMs' | 'mode'>): string {
   return `${path.trim().toUpperCase()}|${sharingKey(options)}`;
 }
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
+import { MessagePackHubProtocol } from '@microsoft/signalr-protocol-msgpack';
 import type { FastifyInstance } from 'fastify';
 import { createAdsTarget } from '../../../src/targets/ads/index.ts';
 import { createSimulatedTarget, type SimulatedTarget } from '../../../src/targets/simulated/index.ts';
@@ -245,62 +246,65 @@ for (const driver of testDrivers) {
       }
     });
 
-    test("hub: Subscribe(symbols, options) confirms with the options; Subscribe(symbols) keeps the spec's form", async () => {
-      await reset();
-      const confirmed: unknown[][] = [];
-      const values: Array<{ symbol: string; value: unknown }> = [];
-      const signal = new Signal();
-      const connection = new HubConnectionBuilder()
-        .withUrl(`${rig.base}/api/plcs/line1/notifications/ws`, {
-          accessTokenFactory: () => rig.token,
-          transport: HttpTransportType.WebSockets,
-        })
-        .configureLogging(LogLevel.None)
-        .build();
-      connection.on('SubscriptionConfirmed', (...args: unknown[]) => {
-        confirmed.push(args);
-        signal.notify();
+    for (const protocol of ['json', 'messagepack'] as const) {
+      test(`hub (${protocol}): Subscribe(symbols, options) confirms with the options; Subscribe(symbols) keeps the spec's form`, async () => {
+        await reset();
+        const confirmed: unknown[][] = [];
+        const values: Array<{ symbol: string; value: unknown }> = [];
+        const signal = new Signal();
+        let builder = new HubConnectionBuilder()
+          .withUrl(`${rig.base}/api/plcs/line1/notifications/ws`, {
+            accessTokenFactory: () => rig.token,
+            transport: HttpTransportType.WebSockets,
+          })
+          .configureLogging(LogLevel.None);
+        if (protocol === 'messagepack') builder = builder.withHubProtocol(new MessagePackHubProtocol());
+        const connection = builder.build();
+        connection.on('SubscriptionConfirmed', (...args: unknown[]) => {
+          confirmed.push(args);
+          signal.notify();
+        });
+        connection.on('VariableChanged', (e: { symbol: string; value: unknown }) => {
+          values.push(e);
+          signal.notify();
+        });
+        await connection.start();
+        try {
+          assert.deepEqual(await connection.invoke('Subscribe', [still]), [still]);
+          assert.deepEqual(await connection.invoke('Subscribe', [moving], { cycleMs: 200, deadband: 0.5 }), [
+            moving,
+          ]);
+          await signal.until(
+            () => (confirmed.length >= 2 ? true : undefined),
+            waitLimitMs,
+            () => 'confirmations',
+          );
+          assert.deepEqual(confirmed, [
+            [[still]],
+            [[moving], { cycleMs: 200, mode: 'on-change', deadband: 0.5, maxIntervalMs: 0 }],
+          ]);
+          await assert.rejects(
+            connection.invoke('Subscribe', [moving], { cycleMs: 5 }),
+            /CYCLE_TIME_OUT_OF_RANGE/,
+          );
+          await assert.rejects(
+            connection.invoke('Subscribe', ['GVL_HMI.aParts[1]'], { deadband: 1 }),
+            /DEADBAND_NOT_NUMERIC/,
+          );
+          await assert.rejects(
+            connection.invoke('Subscribe', [moving], { every: 5 }),
+            /SUBSCRIPTION_OPTIONS_INVALID/,
+          );
+          await signal.until(
+            () => values.find((v) => v.symbol === moving),
+            waitLimitMs,
+            () => `VariableChanged after ${JSON.stringify(values)}`,
+          );
+        } finally {
+          await connection.stop();
+        }
       });
-      connection.on('VariableChanged', (e: { symbol: string; value: unknown }) => {
-        values.push(e);
-        signal.notify();
-      });
-      await connection.start();
-      try {
-        assert.deepEqual(await connection.invoke('Subscribe', [still]), [still]);
-        assert.deepEqual(await connection.invoke('Subscribe', [moving], { cycleMs: 200, deadband: 0.5 }), [
-          moving,
-        ]);
-        await signal.until(
-          () => (confirmed.length >= 2 ? true : undefined),
-          waitLimitMs,
-          () => 'confirmations',
-        );
-        assert.deepEqual(confirmed, [
-          [[still]],
-          [[moving], { cycleMs: 200, mode: 'on-change', deadband: 0.5, maxIntervalMs: 0 }],
-        ]);
-        await assert.rejects(
-          connection.invoke('Subscribe', [moving], { cycleMs: 5 }),
-          /CYCLE_TIME_OUT_OF_RANGE/,
-        );
-        await assert.rejects(
-          connection.invoke('Subscribe', ['GVL_HMI.aParts[1]'], { deadband: 1 }),
-          /DEADBAND_NOT_NUMERIC/,
-        );
-        await assert.rejects(
-          connection.invoke('Subscribe', [moving], { every: 5 }),
-          /SUBSCRIPTION_OPTIONS_INVALID/,
-        );
-        await signal.until(
-          () => values.find((v) => v.symbol === moving),
-          waitLimitMs,
-          () => `VariableChanged after ${JSON.stringify(values)}`,
-        );
-      } finally {
-        await connection.stop();
-      }
-    });
+    }
   });
 }
 
