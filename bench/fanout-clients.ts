@@ -15,6 +15,11 @@ export interface OpenCommand {
   /** Global index of this process's first client: even indexes are SSE clients, odd ones hub clients. */
   readonly from: number;
   readonly count: number;
+  /**
+   * Each pair of clients (SSE 2k, hub 2k + 1) subscribes to its own `slice` symbols, k * slice on, instead of
+   * all of them (the budget runs: thousands of distinct symbols, each with two clients).
+   */
+  readonly slice?: number;
 }
 
 export interface Report {
@@ -50,8 +55,8 @@ function counter(marker: string, sampled: boolean, whole = false): (data: Buffer
   };
 }
 
-function sseClient(c: OpenCommand, sampled: boolean): Promise<() => void> {
-  const q = c.symbols.map((s) => `symbols=${encodeURIComponent(s)}`).join('&');
+function sseClient(c: OpenCommand, symbols: readonly string[], sampled: boolean): Promise<() => void> {
+  const q = symbols.map((s) => `symbols=${encodeURIComponent(s)}`).join('&');
   return new Promise((resolve, reject) => {
     const req = request(
       `${c.url}/api/plcs/plc1/notifications/sse?${q}`,
@@ -67,7 +72,11 @@ function sseClient(c: OpenCommand, sampled: boolean): Promise<() => void> {
   });
 }
 
-function wsClient(url: string, hub: OpenCommand | undefined, sampled: boolean): Promise<() => void> {
+function wsClient(
+  url: string,
+  hub: { token: string; symbols: readonly string[] } | undefined,
+  sampled: boolean,
+): Promise<() => void> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, hub ? { headers: { authorization: `Bearer ${hub.token}` } } : {});
     ws.on('error', reject);
@@ -90,8 +99,11 @@ function openOne(c: OpenCommand, i: number): Promise<() => void> {
   // Pairs of clients, so that SSE (even) and hub (odd) clients are sampled alike.
   const sampled = Math.floor(i / 2) % sampleEvery === 0;
   if (c.mode === 'ceiling') return wsClient(c.url, undefined, sampled);
-  if (i % 2 === 0) return sseClient(c, sampled);
-  return wsClient(`${c.url.replace('http', 'ws')}/api/plcs/plc1/notifications/ws`, c, sampled);
+  const k = Math.floor(i / 2);
+  const symbols = c.slice === undefined ? c.symbols : c.symbols.slice(k * c.slice, (k + 1) * c.slice);
+  if (i % 2 === 0) return sseClient(c, symbols, sampled);
+  const hub = { token: c.token, symbols };
+  return wsClient(`${c.url.replace('http', 'ws')}/api/plcs/plc1/notifications/ws`, hub, sampled);
 }
 
 async function open(c: OpenCommand): Promise<void> {

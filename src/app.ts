@@ -7,7 +7,12 @@ import { MemoryAuditStore, type AuditStore } from './audit/store.ts';
 import { AuditTrail } from './audit/trail.ts';
 import type { Config } from './config/schema.ts';
 import { startCluster } from './cluster/start-cluster.ts';
-import { adminRoutes, auditRoutes, programChangesRoutes } from './features/admin/index.ts';
+import {
+  adminRoutes,
+  auditRoutes,
+  programChangesRoutes,
+  subscriptionRoutes,
+} from './features/admin/index.ts';
 import { consoleRoutes } from './features/console/index.ts';
 import { alarmsRoutes } from './features/alarms/index.ts';
 import { deviceRoutes } from './features/device/index.ts';
@@ -182,6 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(notificationsRoutes, context);
   await app.register(adminRoutes, context);
   await app.register(programChangesRoutes, context);
+  await app.register(subscriptionRoutes, context);
   await app.register(alarmsRoutes, context);
   await app.register(etherCatRoutes, context);
   // After notifications (it records on their shared subscriptions) and alarms (it stores their transitions).

@@ -21,6 +21,12 @@ const options: OptionTable = {
   'no-udp': { description: 'Do not answer UDP discovery and add-route' },
   'udp-port': { value: 'N', description: 'UDP port of discovery and routes (default 48899)' },
   'route-password': { value: 'PW', description: 'Password an add-route request must carry (default: any)' },
+  'max-notifications': {
+    value: 'N',
+    description:
+      'Notifications one ADS connection may hold, its system ones included (default 10000); past it ' +
+      'AddNotification answers 1814 (no more notification handles), as TwinCAT does',
+  },
   ...helpOption,
 };
 
@@ -38,12 +44,21 @@ old program become invalid, as on TwinCAT.
 
 ${formatOptions(options)}`;
 
-function parseNumber(text: string | undefined, name: string, min: number, fallback: number): number {
+function parseNumber(
+  text: string | undefined,
+  name: string,
+  min: number,
+  fallback: number,
+  max = 65535,
+): number {
   if (text === undefined) return fallback;
   const n = /^\d+$/.test(text) ? Number(text) : NaN;
-  if (!(n >= min && n <= 65535)) throw new UsageError(`--${name} must be ${min}-65535 (got '${text}')`);
+  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be ${min}-${max} (got '${text}')`);
   return n;
 }
+
+/** sim-ads' default notification limit per connection: far above any real PLC's, so it limits nothing. */
+export const defaultMaxNotifications = 10_000;
 
 async function run(args: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseCommandLine(args, options, help, io);
@@ -90,6 +105,13 @@ async function run(args: readonly string[], io: CliIo): Promise<number> {
       port: parseNumber(stringOption(parsed, 'port'), 'port', 0, 48898),
       netId,
       adsPort: parseNumber(stringOption(parsed, 'ads-port'), 'ads-port', 1, 851),
+      maxNotifications: parseNumber(
+        stringOption(parsed, 'max-notifications'),
+        'max-notifications',
+        1,
+        defaultMaxNotifications,
+        1_000_000,
+      ),
       udp:
         udpWanted === false
           ? undefined

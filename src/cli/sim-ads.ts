@@ -38,6 +38,8 @@ export interface SimAdsOptions {
   port: number;
   netId: string;
   adsPort: number;
+  /** Notifications per ADS connection; past it AddNotification answers 1814 as TwinCAT does. */
+  maxNotifications: number;
   /** UDP discovery and routes; `required` when asked for explicitly (a taken port is then an error). */
   udp: { port: number; required: boolean; routePassword: string | undefined } | undefined;
 }
@@ -182,9 +184,10 @@ async function reload(served: Served, server: AdsServer, io: CliIo): Promise<voi
   }
 }
 
-function describeAddress(a: AdsServerAddress): string[] {
+function describeAddress(a: AdsServerAddress, maxNotifications: number): string[] {
   return [
     `ADS server listening on ${a.host}:${a.port}, AMS NetId ${a.netId}, PLC runtime port ${a.adsPort}.`,
+    `Notifications per ADS connection: at most ${maxNotifications} (--max-notifications).`,
     a.udpPort === undefined
       ? 'UDP discovery and routes: off (--udp to answer them).'
       : `UDP discovery and routes on ${a.host}:${a.udpPort}; routes added are listed below.`,
@@ -204,6 +207,7 @@ export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<nu
       port: o.port,
       netId: o.netId,
       adsPort: o.adsPort,
+      maxNotificationsPerClient: o.maxNotifications,
       ...(udp ? { udp: udpOptions(udp, io) } : {}),
       onError: (err) => writeLine(io.stderr, `plc-gateway sim-ads: internal error: ${String(err)}`),
     });
@@ -228,7 +232,7 @@ export async function serveSimulatedPlc(o: SimAdsOptions, io: CliIo): Promise<nu
   }
   writeLine(io.stdout, `Serving ${served.label}.`);
   writeLine(io.stdout, `Files: ${served.fileRoot ?? 'in memory'}.`);
-  for (const line of describeAddress(address)) writeLine(io.stdout, line);
+  for (const line of describeAddress(address, o.maxNotifications)) writeLine(io.stdout, line);
   if (!isLoopbackHost(o.host)) {
     writeLine(
       io.stdout,

@@ -32,6 +32,14 @@ function targetRules(settings: Record<string, unknown>): string[] {
     if (target.Scenario !== undefined && mode !== 'Simulated') {
       problems.push(`PlcTargets.${id}.Scenario: only allowed when Mode is Simulated`);
     }
+    const retryMs = typeof target.NotificationRetryMs === 'number' ? target.NotificationRetryMs : 10_000;
+    const retryMaxMs =
+      typeof target.NotificationRetryMaxMs === 'number' ? target.NotificationRetryMaxMs : 60_000;
+    if (retryMaxMs < retryMs) {
+      problems.push(
+        `PlcTargets.${id}.NotificationRetryMaxMs: must not be below NotificationRetryMs (${retryMs})`,
+      );
+    }
   }
   problems.push(...caseTwins('PlcTargets', Object.keys(targets)));
   const alarms =

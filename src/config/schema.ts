@@ -118,6 +118,12 @@ const PlcTargetSettings = Type.Object(
     TimeoutMs: PositiveInt(5000),
     SymbolBrowseTimeoutMs: PositiveInt(30000),
     NotificationBudget: PositiveInt(500, 'ADS notifications per PLC before falling back to polling'),
+    NotificationRetryMs: Type.Optional(
+      PositiveInt(10_000, 'First retry after the PLC refused a notification for lack of resources, ms'),
+    ),
+    NotificationRetryMaxMs: Type.Optional(
+      PositiveInt(60_000, 'Longest wait between retries of a refused notification, ms'),
+    ),
     PlcClock: Type.Optional(
       Type.Union([Type.Literal('Utc'), Type.Literal('Local'), Type.Literal('Unspecified')], {
         default: 'Utc',

@@ -126,6 +126,45 @@ export interface SimulationControl {
 
 export type ConnectionListener = (state: ConnectionState) => void;
 
+/** One subscribed symbol as the PLC connection watches it, shared by `clients` subscribers. */
+export interface WatchedSymbol {
+  symbol: string;
+  /** The sampling cycle asked of the PLC (polled: the period asked for; the poll runs at the fastest one). */
+  cycleMs: number;
+  /** ADS transmission mode: on change, or every cycle. */
+  mode: SubscriptionMode;
+  clients: number;
+  /** Since when it is watched this way. */
+  since: Date;
+}
+
+/** Why a symbol is polled instead of notified: the gateway's budget is spent, or the PLC refused a notification. */
+export type PollReason = 'budget' | 'refused';
+
+/** How a Real target watches its subscriptions: ADS notifications up to the budget, sum-read polling beyond. */
+export interface SubscriptionReport {
+  notificationBudget: number;
+  /** Notifications the PLC held when it last refused one on this connection; null: no refusal. */
+  plcCapacity: number | null;
+  /** Refusals since the target started. */
+  refusals: number;
+  /** When the PLC is next asked for a notification after a refusal. */
+  nextRetryAt: Date | null;
+  /** The polling period in use; null when nothing is polled. */
+  pollPeriodMs: number | null;
+  notifications: WatchedSymbol[];
+  polled: Array<WatchedSymbol & { reason: PollReason }>;
+  /** Subscribed while the PLC is not connected: bound again on the next connection. */
+  waiting: WatchedSymbol[];
+}
+
+/** The notification budget of a Real target, for the admin listing and /metrics. */
+export interface NotificationBudgetPort {
+  /** Cheap figures for every scrape. */
+  counts(): { notifications: number; polled: number; refusals: number };
+  report(): SubscriptionReport;
+}
+
 /** Why a target is not connected: the catalog code, a message naming the cause, and since when. */
 export interface TargetError {
   code: string;
@@ -198,4 +237,6 @@ export interface PlcTarget {
    * re-resolved, with what the change did to them. Returns a function that removes the listener.
    */
   onProgramChange?(listener: ProgramChangeListener): () => void;
+  /** Present on Real (ADS) targets only: a simulated target holds no ADS notifications. */
+  readonly notificationBudget?: NotificationBudgetPort;
 }

@@ -146,11 +146,42 @@ describe('plc-gateway sim-ads', () => {
     });
   });
 
+  it('--max-notifications: past the limit per connection AddNotification answers 1814, as TwinCAT does', async () => {
+    const file = writeSettings({
+      ...minimalSettings,
+      PlcTargets: {
+        line1: { Mode: 'Simulated', InitialValues: { 'MAIN.nSpeed': { value: 1, type: 'DINT' } } },
+      },
+    });
+    await withSimAds(
+      ['--config', file, '--plc', 'line1', '--max-notifications', '4', '--no-udp'],
+      async (client, out) => {
+        assert.match(out(), /Notifications per ADS connection: at most 4 \(--max-notifications\)/);
+        // ads-client holds its own (runtime state, symbol version): they count, as on a PLC.
+        const held: unknown[] = [];
+        let refused: unknown;
+        for (let i = 0; i < 4 && refused === undefined; i++) {
+          await client
+            .subscribeValue('MAIN.nSpeed', () => undefined, 100)
+            .then(
+              (sub) => held.push(sub),
+              (err: unknown) => (refused = err),
+            );
+        }
+        assert.ok(held.length >= 1 && held.length < 4, `${held.length} accepted before the limit`);
+        const code = (refused as { adsError?: { errorCode?: number } } | undefined)?.adsError?.errorCode;
+        assert.equal(code, 1814);
+      },
+    );
+  });
+
   it('rejects a bad command line with exit code 2', async () => {
     const c = capture();
     assert.equal(await runCli(['sim-ads'], c.io), 2);
     assert.match(c.err(), /either --scenario DIR or --config FILE --plc ID/);
     assert.equal(await runCli(['sim-ads', '--scenario', 'x', '--net-id', '1.2.3'], c.io), 2);
+    assert.equal(await runCli(['sim-ads', '--scenario', 'x', '--max-notifications', '0'], c.io), 2);
+    assert.match(c.err(), /--max-notifications must be 1-1000000 \(got '0'\)/);
     const bad = capture();
     assert.equal(await runCli(['sim-ads', '--scenario', resolve('does-not-exist')], bad.io), 1);
     assert.match(bad.err(), /does not exist/);

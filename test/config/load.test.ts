@@ -54,6 +54,8 @@ describe('loadConfig: defaults', () => {
       TimeoutMs: 5000,
       SymbolBrowseTimeoutMs: 30000,
       NotificationBudget: 500,
+      NotificationRetryMs: 10000,
+      NotificationRetryMaxMs: 60000,
       PlcClock: 'Utc',
       Rpc: { Invokable: [] },
       InitialValues: {},
@@ -163,6 +165,16 @@ describe('loadConfig: problems', () => {
       problem: 'Urls: must be an http:// URL with a host and port, for example http://127.0.0.1:5000',
     },
     {
+      name: 'a notification retry cap below the first retry',
+      settings: {
+        ...minimalSettings,
+        PlcTargets: {
+          line1: { AmsNetId: '5.1.2.3.1.1', NotificationRetryMs: 20_000, NotificationRetryMaxMs: 19_999 },
+        },
+      },
+      problem: 'PlcTargets.line1.NotificationRetryMaxMs: must not be below NotificationRetryMs (20000)',
+    },
+    {
       name: 'a default cycle below the floor stream clients are held to',
       settings: { ...minimalSettings, Notifications: { MinCycleTimeMs: 101 } },
       problem:
@@ -186,6 +198,19 @@ describe('loadConfig: problems', () => {
       assert.deepEqual(problems, [c.problem]);
     });
   }
+
+  it('fills the notification retry settings with their defaults; a cap equal to the first retry is fine', () => {
+    const config = loadConfig(
+      writeSettings({ ...minimalSettings, PlcTargets: { line1: { AmsNetId: '5.1.2.3.1.1' } } }),
+      noEnv,
+    );
+    const line1 = config.settings.PlcTargets.line1;
+    assert.deepEqual([line1?.NotificationRetryMs, line1?.NotificationRetryMaxMs], [10_000, 60_000]);
+    const edge = { AmsNetId: '5.1.2.3.1.1', NotificationRetryMs: 20_000, NotificationRetryMaxMs: 20_000 };
+    assert.doesNotThrow(() =>
+      loadConfig(writeSettings({ ...minimalSettings, PlcTargets: { line1: edge } }), noEnv),
+    );
+  });
 
   it('accepts the development key outside production and exactly one real key source', () => {
     assert.doesNotThrow(() => loadConfig(writeSettings(minimalSettings), { NODE_ENV: 'development' }));

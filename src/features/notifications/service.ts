@@ -6,7 +6,7 @@ import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import { NotificationSession } from './session.ts';
 import { DeliveryBatch, deliveryWindowMs, type Schedule } from './delivery-batch.ts';
 import { SharedSubscriptions, type ChangeObserver, type Observation } from './shared-subscriptions.ts';
-import { defaultOptions, type OptionBounds } from './options.ts';
+import { defaultOptions, type OptionBounds, type SubscriptionOptions } from './options.ts';
 
 export interface NotificationSettings {
   /** The cycle of a subscription that names none, and what a client may ask for. */
@@ -111,6 +111,18 @@ export class NotificationService {
    */
   shared(target: PlcTarget): SharedSubscriptions {
     return this.#channel(target).shared;
+  }
+
+  /**
+   * Stream clients and in-gateway observers of `path` on `plcId`, who share one target subscription between
+   * them; undefined when this service holds no subscription of it.
+   */
+  holders(
+    plcId: string,
+    path: string,
+    options: Pick<SubscriptionOptions, 'cycleMs' | 'mode'>,
+  ): number | undefined {
+    return this.#channels.get(plcId)?.shared.holders(path, options);
   }
 
   /** Target subscriptions open on a PLC (one per symbol, cycle and mode in use). */

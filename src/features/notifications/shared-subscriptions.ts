@@ -150,6 +150,15 @@ export class SharedSubscriptions {
     return this.#shared.size;
   }
 
+  /**
+   * Stream clients and in-gateway observers sharing the target subscription of (`path`, cycle, mode), if there is
+   * one.
+   */
+  holders(path: string, options: Pick<SubscriptionOptions, 'cycleMs' | 'mode'>): number | undefined {
+    const s = this.#shared.get(sharedKey(path, options));
+    return s === undefined ? undefined : s.members.size + s.observers.size;
+  }
+
   /** The options of a join that names none. */
   get defaults(): SubscriptionOptions {
     return this.#settings.defaults;

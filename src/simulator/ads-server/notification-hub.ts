@@ -35,6 +35,8 @@ export interface NotificationCounters {
   samplesSent: number;
   framesSent: number;
   samplesDropped: number;
+  /** AddNotification requests refused with 1814 because the client held maxPerClient already. */
+  refused: number;
 }
 
 interface Notification {
@@ -92,7 +94,7 @@ export class NotificationHub {
   counters(session: ClientSession): NotificationCounters {
     let c = this.#counters.get(session);
     if (!c) {
-      c = { active: 0, samplesSent: 0, framesSent: 0, samplesDropped: 0 };
+      c = { active: 0, samplesSent: 0, framesSent: 0, samplesDropped: 0, refused: 0 };
       this.#counters.set(session, c);
     }
     c.active = this.#bySession.get(session)?.size ?? 0;
@@ -106,6 +108,7 @@ export class NotificationHub {
     }
     const own = this.#bySession.get(ctx.session) ?? new Set<Notification>();
     if (own.size >= this.options.maxPerClient) {
+      this.counters(ctx.session).refused++;
       throw new AdsError(
         AdsErrorCode.NoMoreHandles,
         `No more than ${this.options.maxPerClient} notifications per client`,

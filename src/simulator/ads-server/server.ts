@@ -32,6 +32,10 @@ export interface AdsServerOptions {
   tickMs?: number;
   maxClients?: number;
   maxFrameBytes?: number;
+  /**
+   * Notifications one client connection may hold, its system ones (state, symbol version) included; past it
+   * AddNotification answers 1814 (no more notification handles), as TwinCAT does past its per-route limit.
+   */
   maxNotificationsPerClient?: number;
   /** Variable handles per client AMS address. */
   maxHandlesPerClient?: number;

@@ -22,6 +22,7 @@ import {
   type Subscription,
   type SymbolNode,
   type MethodArguments,
+  type NotificationBudgetPort,
   type TargetError,
   type TargetLog,
 } from '../target.ts';
@@ -63,6 +64,7 @@ export class AdsTarget implements PlcTarget {
   readonly mode = 'Real' as const;
   readonly files: PlcFiles;
   readonly etherCat: EtherCatPort;
+  readonly notificationBudget: NotificationBudgetPort;
   readonly #settings: AdsLinkSettings;
   readonly #link: AdsLink;
   readonly #subscriptions: SubscriptionManager;
@@ -97,6 +99,15 @@ export class AdsTarget implements PlcTarget {
       },
       settings,
     );
+    const subscriptions = this.#subscriptions;
+    this.notificationBudget = {
+      counts: () => ({
+        notifications: subscriptions.notificationCount,
+        polled: subscriptions.polledCount,
+        refusals: subscriptions.refusals,
+      }),
+      report: () => subscriptions.report(),
+    };
     this.#link.onState((state) => {
       if (state !== 'Connected') this.#subscriptions.detachAll();
     });
@@ -111,13 +122,15 @@ export class AdsTarget implements PlcTarget {
   }
 
   /**
-   * Notifications in use, subscriptions polled beyond the budget, how often the notifications were
+   * Notifications in use, subscriptions polled (beyond the budget or refused by the PLC), refusals, how often the notifications were
    * registered again together, and how often the symbol table was uploaded (once per connection,
    * program download or online change).
    */
   get diagnostics(): {
     notifications: number;
     polled: number;
+    refusals: number;
+    restores: number;
     alignments: number;
     symbolUploads: number;
     onlineChangeWatch: boolean;
@@ -131,6 +144,8 @@ export class AdsTarget implements PlcTarget {
       connectAttempts: this.#link.attempts,
       notifications: this.#subscriptions.notificationCount,
       polled: this.#subscriptions.polledCount,
+      refusals: this.#subscriptions.refusals,
+      restores: this.#subscriptions.restores,
       alignments: this.#subscriptions.alignments,
       symbolUploads: this.#metadata.symbolUploads,
       onlineChangeWatch: this.#onlineChanges.armed,

@@ -1,7 +1,6 @@
 // Re-registration of a connection's ADS notifications together, so the PLC checks them in one phase and sends
 // one frame per task cycle instead of one on almost every cycle (see schedule).
-import { AdsErrorCode } from '../../plc/ads/index.ts';
-import { adsCodeOf } from './ads-errors.ts';
+import { isRefusal } from './notification-capacity.ts';
 import type { Session } from './link-session.ts';
 import type { AdsLinkSettings } from './settings.ts';
 import type { Entry, NotificationHandle } from './subscription-entry.ts';
@@ -94,9 +93,8 @@ export class NotificationAlignment {
     try {
       next = await this.#deps.subscribe(e, session, generation);
     } catch (err) {
-      // Out of handles with both registered: the old notification stays, unaligned.
-      if (session.alive && adsCodeOf(err) !== AdsErrorCode.NoMoreHandles)
-        this.#deps.failed(`Re-registering ${e.address.path}`, err);
+      // Out of notification resources with both registered: the old notification stays, unaligned.
+      if (session.alive && !isRefusal(err)) this.#deps.failed(`Re-registering ${e.address.path}`, err);
       return;
     }
     if (generation !== e.generation) {

@@ -61,6 +61,11 @@ export class Poller<Entry extends PolledEntry> {
     this.#timer = undefined;
   }
 
+  /** The polling period in use: the fastest requested cycle, never faster than the floor. */
+  get period(): number {
+    return this.#period();
+  }
+
   /** The fastest requested cycle decides, never faster than the floor. */
   #period(): number {
     let min = Infinity;

@@ -34,6 +34,9 @@ export interface AdsLinkSettings {
   timeoutMs: number;
   symbolBrowseTimeoutMs: number;
   notificationBudget: number;
+  /** First retry after the PLC refused a notification, ms; doubled per refused retry up to the max. */
+  notificationRetryMs: number;
+  notificationRetryMaxMs: number;
   connectionCheckIntervalMs: number;
   connectionDownDelayMs: number;
   backoff: BackoffOptions;
@@ -74,6 +77,8 @@ export function linkSettings(
     timeoutMs,
     symbolBrowseTimeoutMs: Math.max(settings.SymbolBrowseTimeoutMs, timeoutMs),
     notificationBudget: settings.NotificationBudget,
+    notificationRetryMs: settings.NotificationRetryMs ?? 10_000,
+    notificationRetryMaxMs: settings.NotificationRetryMaxMs ?? 60_000,
     connectionCheckIntervalMs: tuning.connectionCheckIntervalMs ?? Math.min(1000, timeoutMs),
     connectionDownDelayMs: tuning.connectionDownDelayMs ?? timeoutMs,
     backoff: { baseMs: tuning.backoff?.baseMs ?? 500, capMs: tuning.backoff?.capMs ?? 30_000 },

@@ -1,6 +1,6 @@
 // What the subscription manager keeps per subscribed symbol: its subscribers, how it is watched (ADS
 // notification, polling or not yet) and the binding to the current connection.
-import type { ChangeEvent, SubscribeOptions, SubscriptionMode } from '../target.ts';
+import type { ChangeEvent, PollReason, SubscribeOptions, SubscriptionMode } from '../target.ts';
 import type { IncrementalDecoder } from '../../plc/index.ts';
 import type { Session } from './link-session.ts';
 import type { SymbolAddress } from './symbol-table.ts';
@@ -28,6 +28,12 @@ export interface Entry {
   readonly transmission: SubscriptionMode;
   /** How it is watched now: an ADS notification, polling, or not yet. */
   mode: 'notify' | 'poll' | 'idle';
+  /** Since when (ms since the epoch) it is watched the way `mode` says. */
+  since: number;
+  /** Why it is polled, while it is. */
+  pollReason: PollReason | undefined;
+  /** Polled while a notification is being registered for it (returning to notifications). */
+  promoting: boolean;
   handle: NotificationHandle | undefined;
   session: Session | undefined;
   /** Bumped by every (re)bind: callbacks of an older binding are ignored. */

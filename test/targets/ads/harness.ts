@@ -4,7 +4,11 @@ import { EventEmitter } from 'node:events';
 import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { PlcTargetConfig } from '../../../src/config/schema.ts';
 import { AdsCommand } from '../../../src/plc/ads/constants.ts';
-import { createAdsServer, type AdsServer } from '../../../src/simulator/ads-server/server.ts';
+import {
+  createAdsServer,
+  type AdsServer,
+  type AdsServerOptions,
+} from '../../../src/simulator/ads-server/server.ts';
 import { ProgramBuilder, SimulatedPlc, type Program } from '../../../src/simulator/engine/index.ts';
 import { createAdsTarget, type AdsTarget, type AdsTuning } from '../../../src/targets/ads/index.ts';
 import type { ConnectionState, PlcTarget } from '../../../src/targets/target.ts';
@@ -74,10 +78,16 @@ export interface Plant {
   restart(): Promise<void>;
 }
 
-export async function startPlant(plc = new SimulatedPlc(program()), port = 0): Promise<Plant> {
+/** `options`: further server options (a notification limit per connection, ...). */
+export async function startPlant(
+  plc = new SimulatedPlc(program()),
+  port = 0,
+  options: Partial<AdsServerOptions> = {},
+): Promise<Plant> {
   const clientEvents = new EventEmitter();
   const serve = (at: number) =>
     createAdsServer({
+      ...options,
       plc,
       host: '127.0.0.1',
       port: at,
