@@ -62,7 +62,7 @@ function entryOf(text: string | undefined): ShelvingEntry | undefined {
   if (text === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(text);
-    return Value.Check(ShelvingEntrySchema, value) ? (value) : undefined;
+    return Value.Check(ShelvingEntrySchema, value) ? value : undefined;
   } catch {
     return undefined;
   }
