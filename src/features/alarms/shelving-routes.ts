@@ -5,7 +5,7 @@ import type { FeatureApp } from '../../feature-kit/feature-context.ts';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
 import type { PlcScope } from '../../guards/route-options.ts';
 import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
-import { envelopeResponses, ok } from '../../http/envelope.ts';
+import { envelopeResponses, ErrorEnvelope, ok } from '../../http/envelope.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
 import { Type } from '@sinclair/typebox';
 import { AlarmKeyParams, ReasonBody, ShelveBody, ShelvingEntry, ShelvingPage } from './schemas.ts';
@@ -16,6 +16,13 @@ const ShelvingQuery = Type.Object({
     Type.Integer({ minimum: 0, description: 'Entries after this seq; default: the oldest held' }),
   ),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+});
+
+/** The route's answers, with its own 404 and 409 codes named (the document adds the statuses every route has). */
+const answers = (conflict: string) => ({
+  ...envelopeResponses(ShelvingEntry),
+  404: { ...ErrorEnvelope, description: 'Error envelope; error.code: PLC_NOT_FOUND, ALARM_NOT_FOUND' },
+  409: { ...ErrorEnvelope, description: `Error envelope; error.code: ${conflict}` },
 });
 
 export function shelvingRoutes(
@@ -43,7 +50,7 @@ export function shelvingRoutes(
           'not outstanding, 404 ALARM_NOT_FOUND when no alarm is known under the key.',
         params: AlarmKeyParams,
         body: ShelveBody(maxMinutes, maxReason),
-        response: envelopeResponses(ShelvingEntry),
+        response: answers('ALARM_NOT_ACTIVE'),
       },
       config: { ...write, audit: auditParam('alarm.shelve', 'key') },
     },
@@ -70,7 +77,7 @@ export function shelvingRoutes(
         summary: 'End an alarm’s shelve by hand (no body)',
         description: '409 ALARM_NOT_SHELVED when it is not shelved.',
         params: AlarmKeyParams,
-        response: envelopeResponses(ShelvingEntry),
+        response: answers('ALARM_NOT_SHELVED'),
       },
       config: { ...write, audit: auditParam('alarm.unshelve', 'key') },
     },
@@ -96,7 +103,13 @@ export function shelvingRoutes(
           'or named by the TextCatalog): else 404 ALARM_NOT_FOUND.',
         params: AlarmKeyParams,
         body: ReasonBody(maxReason),
-        response: envelopeResponses(ShelvingEntry),
+        response: {
+          ...envelopeResponses(ShelvingEntry),
+          404: {
+            ...ErrorEnvelope,
+            description: 'Error envelope; error.code: PLC_NOT_FOUND, ALARM_NOT_FOUND',
+          },
+        },
       },
       config: { ...admin, audit: auditParam('alarm.out-of-service', 'key') },
     },
@@ -121,7 +134,7 @@ export function shelvingRoutes(
         summary: 'Return an out-of-service alarm to service (admin; no body)',
         description: '409 ALARM_NOT_OUT_OF_SERVICE when it is not out of service.',
         params: AlarmKeyParams,
-        response: envelopeResponses(ShelvingEntry),
+        response: answers('ALARM_NOT_OUT_OF_SERVICE'),
       },
       config: { ...admin, audit: auditParam('alarm.return-to-service', 'key') },
     },

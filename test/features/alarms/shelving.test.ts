@@ -319,6 +319,44 @@ for (const driver of testDrivers) {
       assert.equal(errorCode(unknown), 'ALARM_NOT_FOUND');
     });
 
+    test('OpenAPI: the routes with their bodies, bounds and codes; include on the list and stream routes', async () => {
+      const doc = (await rig.app.inject({ method: 'GET', url: '/openapi.json' })).json<{
+        paths: Record<string, Record<string, Record<string, unknown>>>;
+      }>();
+      const op = (path: string, method = 'post') => doc.paths[path]?.[method] as Record<string, unknown>;
+      const shelveOp = op('/api/plcs/{plcId}/alarms/{key}/shelve');
+      const body = (
+        shelveOp.requestBody as {
+          content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }>;
+        }
+      ).content['application/json']?.schema.properties;
+      assert.deepEqual(
+        [body?.minutes?.minimum, body?.minutes?.maximum, body?.reason?.maxLength],
+        [1, 480, 500],
+      );
+      const responses = (o: Record<string, unknown>) =>
+        o.responses as Record<string, { description: string }>;
+      assert.match(responses(shelveOp)['409']?.description ?? '', /ALARM_NOT_ACTIVE/);
+      assert.match(responses(shelveOp)['404']?.description ?? '', /ALARM_NOT_FOUND/);
+      assert.match(
+        responses(op('/api/plcs/{plcId}/alarms/{key}/unshelve'))['409']?.description ?? '',
+        /ALARM_NOT_SHELVED/,
+      );
+      assert.match(
+        responses(op('/api/plcs/{plcId}/alarms/{key}/return-to-service'))['409']?.description ?? '',
+        /ALARM_NOT_OUT_OF_SERVICE/,
+      );
+      assert.ok(op('/api/plcs/{plcId}/alarms/{key}/out-of-service').requestBody);
+      assert.ok(op('/api/plcs/{plcId}/alarms/shelving', 'get'));
+      for (const path of ['/api/alarms', '/api/plcs/{plcId}/alarms', '/api/plcs/{plcId}/alarms/stream']) {
+        const params = op(path, 'get').parameters as Array<{ name: string; in: string }>;
+        assert.ok(
+          params.some((p) => p.name === 'include' && p.in === 'query'),
+          path,
+        );
+      }
+    });
+
     test('plc_access: a token without line1 cannot shelve, list its shelving journal or take it out of service', async () => {
       const other = bearer(await mintToken({ plc_access: ['other'] }));
       for (const [url, body] of [
