@@ -42,8 +42,8 @@ for (const driver of testDrivers) {
     const open: RawSse[] = [];
     let operator: Record<string, string>;
 
-    const sse = async (query = ''): Promise<RawSse> => {
-      const s = new RawSse(`${base}/api/plcs/line1/alarms/stream${query}`, bearer(await mintToken()));
+    const sse = async (query = '', path = '/api/plcs/line1/alarms/stream'): Promise<RawSse> => {
+      const s = new RawSse(`${base}${path}${query}`, bearer(await mintToken()));
       open.push(s);
       return s.opened();
     };
@@ -137,6 +137,7 @@ for (const driver of testDrivers) {
     test('a shelved alarm leaves the list, stream and health; include=shelved shows it marked; it runs out on time', async () => {
       const plain = await sse();
       const all = await sse('?include=shelved');
+      const fleetStream = await sse('', '/api/alarms/stream');
       const health = async () =>
         (await rig.app.inject({ method: 'GET', url: '/health/alarms' })).json<{
           status: string;
@@ -147,7 +148,7 @@ for (const driver of testDrivers) {
       const res = await shelve('CAPPER_JAM', { minutes: 2, reason: 'jam cleared by hand' }, operator);
       assert.equal(res.statusCode, 200, res.body);
       const shelvedAt = clock.now();
-      for (const s of [plain, all]) {
+      for (const s of [plain, all, fleetStream]) {
         const e = shelving(await s.next((e) => shelving(e)?.action === 'shelved'));
         assert.deepEqual(
           { code: e?.code, by: e?.by, reason: e?.reason },
