@@ -85,6 +85,7 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
    */
   readonly #applied = new Map<string, number>();
   #offRestored: (() => void) | undefined;
+  #stopped = false;
 
   constructor(plcId: string, cluster: Cluster, clock: DeadlineClock, journalLength: number, log: AlarmLog) {
     super(clock);
@@ -97,11 +98,17 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
 
   async start(): Promise<void> {
     // Redis may come back empty or have missed nothing: either way the copy is read again.
-    this.#offRestored = this.#cluster.link.onRestored(() => void this.#reload());
-    await this.#reload();
+    this.#offRestored = this.#cluster.link.onRestored(() => void this.#reload(true));
+    await this.#reload(true);
+  }
+
+  /** The heartbeat's read of the whole state (a published change may have been lost). */
+  refresh(): Promise<void> {
+    return this.#reload(false);
   }
 
   stop(): Promise<void> {
+    this.#stopped = true;
     this.#offRestored?.();
     this.stopTimers();
     return Promise.resolve();
@@ -197,13 +204,22 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
     return entry;
   }
 
-  async #reload(): Promise<void> {
+  /**
+   * Reads the whole state again. `fresh` (start, Redis back, maybe empty and numbering from 1 again): Redis's state
+   * replaces the copy's. Otherwise (every heartbeat, as pub/sub delivers at most once) a field this copy changed
+   * after the read keeps its change: the read and the counter are taken together, so a later change has a higher seq.
+   */
+  async #reload(fresh: boolean): Promise<void> {
+    if (this.#stopped) return;
     try {
-      const all = await this.#cluster.link.run('alarm-shelving', (r) => r.hgetall(this.#keys.state));
+      const read = await this.#cluster.link.run('alarm-shelving', (r) =>
+        r.multi().hgetall(this.#keys.state).get(this.#keys.seq).exec(),
+      );
+      const all = (read?.[0]?.[1] ?? {}) as Record<string, string>;
+      const counter = Number(read?.[1]?.[1] ?? 0);
       const shelves = new Map<string, Shelve>();
       const outs = new Map<string, OutOfService>();
-      // Redis may have come back empty, numbering from 1 again: the fields' last changes are what it holds now.
-      this.#applied.clear();
+      const applied = new Map<string, number>();
       for (const [field, text] of Object.entries(all)) {
         const e = entryOf(text);
         if (e === undefined || fieldOf(e) !== field) {
@@ -213,12 +229,27 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
           );
           continue;
         }
-        this.#applied.set(field, e.seq);
+        applied.set(field, e.seq);
         const record = { by: e.by ?? '', at: e.at, reason: e.reason ?? '' };
         if (field.startsWith('s:') && e.until !== undefined)
           shelves.set(e.code, { ...record, until: e.until });
         else if (field.startsWith('o:')) outs.set(e.code, record);
       }
+      if (!fresh) {
+        for (const [field, seq] of this.#applied) {
+          if (seq <= counter) continue;
+          applied.set(field, seq);
+          const code = field.slice(2);
+          const [mine, theirs] = field.startsWith('s:')
+            ? [this.shelves as Map<string, Shelve>, shelves]
+            : [this.outs, outs];
+          const held = mine.get(code);
+          if (held === undefined) theirs.delete(code);
+          else theirs.set(code, held);
+        }
+      }
+      this.#applied.clear();
+      for (const [field, seq] of applied) this.#applied.set(field, seq);
       this.replace(shelves, outs);
     } catch (err) {
       this.#log.warn(
@@ -248,6 +279,9 @@ export function sharedShelving(
       ? (parsed.entry as ShelvingEntry)
       : undefined;
     if (book !== undefined && entry !== undefined) book.take(entry);
+  });
+  cluster.onHeartbeat(async () => {
+    await Promise.all([...books.values()].map((book) => book.refresh()));
   });
   return (plcId, clock) => {
     const book = new SharedShelving(plcId, cluster, clock, settings.ShelvingJournalLength, log);
