@@ -1,5 +1,6 @@
 // The alarm use cases over every monitored PLC: outstanding lists (one PLC or the permitted fleet), acknowledge
-// by RPC, the journal, and the alarm health check. Never imports fastify.
+// by RPC, the journal, shelving, out of service and suppression (what a caller sees), and the alarm health check.
+// Never imports fastify.
 import type { AlarmTargetConfig, Settings } from '../../config/schema.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { ServiceKey } from '../../feature-kit/service-directory.ts';
