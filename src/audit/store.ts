@@ -16,6 +16,10 @@ export type AuditAction =
   | 'sim.pause'
   | 'sim.reset'
   | 'alarm.acknowledge'
+  | 'alarm.shelve'
+  | 'alarm.unshelve'
+  | 'alarm.out-of-service'
+  | 'alarm.return-to-service'
   | 'connection.terminate'
   | 'ethercat.reset-error-counters'
   /** Not a request: the PLC's program changed (a download or an online change), recorded with `sub` "plc". */

@@ -159,6 +159,37 @@ const PlcTargetSettings = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** A value a suppression rule compares a PLC symbol's value with. */
+const SuppressionValue = Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()]);
+
+/** Suppression by design: the alarms whose keys match are suppressed while the symbol's value meets `When`. */
+const SuppressionRule = Type.Object(
+  {
+    Name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Shown as x-suppressed.rule; default Suppression[<i>]',
+      }),
+    ),
+    Keys: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'Alarm key patterns: * any run of characters, ? one character',
+    }),
+    When: Type.Object(
+      {
+        Symbol: Type.String({ minLength: 1, maxLength: 512 }),
+        Equals: Type.Optional(SuppressionValue),
+        In: Type.Optional(Type.Array(SuppressionValue, { minItems: 1, maxItems: 100 })),
+        NotEquals: Type.Optional(SuppressionValue),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const AlarmTargetSettings = Type.Object(
   {
     SymbolPath: Type.String({ minLength: 1 }),
@@ -175,6 +206,7 @@ const AlarmTargetSettings = Type.Object(
       default: 10000,
       description: 'Transitions kept per PLC for GET .../alarms/history and stream resumption',
     }),
+    Suppression: Type.Array(SuppressionRule, { maxItems: 50, default: [] }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -208,6 +240,31 @@ export const SettingsSchema = Type.Object(
       {
         TextCatalog: Type.Optional(Type.String({ minLength: 1 })),
         Targets: Type.Record(Type.String(), AlarmTargetSettings, { default: {} }),
+        MaxShelveMinutes: Type.Integer({
+          minimum: 1,
+          maximum: 525_600,
+          default: 480,
+          description: 'Longest shelve (POST .../alarms/{key}/shelve minutes)',
+        }),
+        MaxReasonLength: Type.Integer({
+          minimum: 1,
+          maximum: 4096,
+          default: 500,
+          description: 'Longest reason of a shelve or an out-of-service (characters)',
+        }),
+        ShelvingStateFile: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              'Without Cluster.Redis: the JSON file where shelves and out-of-service states survive restarts',
+          }),
+        ),
+        ShelvingJournalLength: Type.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 1000,
+          description: 'Shelving and out-of-service changes kept per PLC for GET .../alarms/shelving',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -388,6 +445,7 @@ export const SettingsSchema = Type.Object(
 export type Settings = Static<typeof SettingsSchema>;
 export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
 export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
+export type SuppressionRuleConfig = Static<typeof SuppressionRule>;
 export type AuthConfig = Static<typeof AuthSettings>;
 export type MqttConfig = Static<typeof MqttSettings>;
 export type HistoryConfig = Static<typeof HistorySettings>;

@@ -67,6 +67,7 @@ describe('loadConfig: defaults', () => {
       PlcClock: 'Unspecified',
       AcknowledgeMethod: 'AcknowledgeAlarm',
       JournalLength: 10000,
+      Suppression: [],
     });
     assert.deepEqual(features, featureDefaults);
   });

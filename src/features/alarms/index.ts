@@ -6,4 +6,6 @@ export { alarmArchiveKey } from './archive.ts';
 export type { JournalEntry } from './journal.ts';
 export type { AlarmSource } from './alarm-source.ts';
 export type { Alarm } from './schemas.ts';
+export { parseInclude, type Include } from './management.ts';
+export type { ShelvingEntry } from './shelving.ts';
 export type { AlarmReading } from './reading.ts';
