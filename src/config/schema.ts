@@ -201,6 +201,14 @@ export const SettingsSchema = Type.Object(
       {
         TextCatalog: Type.Optional(Type.String({ minLength: 1 })),
         Targets: Type.Record(Type.String(), AlarmTargetSettings, { default: {} }),
+        Kpis: Type.Object(
+          {
+            DefaultWindowHours: PositiveInt(24, 'the KPI window when from is not given'),
+            MaxWindowDays: PositiveInt(31, 'longest KPI window (to - from)'),
+            MaxTransitions: PositiveInt(200_000, 'transitions read per PLC for one KPI answer'),
+          },
+          { additionalProperties: false, default: {} },
+        ),
       },
       { additionalProperties: false, default: {} },
     ),
