@@ -65,6 +65,8 @@ export interface AppDeps {
   readonly tokenNow?: Clock;
   /** Ends streams when their tokens expire: the token clock with its timers; tests drive it by hand. */
   readonly tokenClock?: DeadlineClock;
+  /** The gateway clock with timers (alarm shelves run out on it); default: the real clock over `now`. */
+  readonly deadlines?: DeadlineClock;
   /** fetch used for OIDC discovery (`Auth.Authority`). */
   readonly fetch?: FetchLike;
   /** Where audit records go; default: an in-memory ring of `Audit.Length` records. */
@@ -161,6 +163,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     limits,
     metrics,
     now,
+    deadlines: deps.deadlines ?? timerClock(now),
     audit,
     streams,
     ...(cluster ? { cluster } : {}),

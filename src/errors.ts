@@ -44,6 +44,12 @@ export const errorCatalog = {
   CONCURRENCY_LIMIT: { status: 429, message: 'Too many long-running calls at once.' },
   NEGOTIATION_LIMIT: { status: 429, message: 'Too many negotiated hub connections not yet connected.' },
   DOWNLOAD_LIMIT: { status: 429, message: 'Too many file downloads in progress for this user.' },
+  ALARM_NOT_ACTIVE: {
+    status: 409,
+    message: 'The alarm is not outstanding: only an active (or unacknowledged) alarm can be shelved.',
+  },
+  ALARM_NOT_SHELVED: { status: 409, message: 'The alarm is not shelved.' },
+  ALARM_NOT_OUT_OF_SERVICE: { status: 409, message: 'The alarm is not out of service.' },
   HUB_TRANSPORT_CONFLICT: { status: 409, message: 'This hub connection already uses another request.' },
   INTERNAL_ERROR: { status: 500, message: 'An unexpected error occurred.' },
   FEATURE_DISABLED: { status: 501, message: 'This feature is disabled.' },

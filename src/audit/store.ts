@@ -16,6 +16,10 @@ export type AuditAction =
   | 'sim.pause'
   | 'sim.reset'
   | 'alarm.acknowledge'
+  | 'alarm.shelve'
+  | 'alarm.unshelve'
+  | 'alarm.out-of-service'
+  | 'alarm.return-to-service'
   | 'connection.terminate'
   | 'ethercat.reset-error-counters';
 

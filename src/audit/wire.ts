@@ -17,6 +17,10 @@ const auditActions: readonly AuditAction[] = [
   'sim.pause',
   'sim.reset',
   'alarm.acknowledge',
+  'alarm.shelve',
+  'alarm.unshelve',
+  'alarm.out-of-service',
+  'alarm.return-to-service',
   'connection.terminate',
   'ethercat.reset-error-counters',
 ];

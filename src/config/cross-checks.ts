@@ -44,6 +44,19 @@ function targetRules(settings: Record<string, unknown>): string[] {
     }
   }
   problems.push(...caseTwins('PlcAlarms.Targets', Object.keys(alarms)));
+  for (const [id, alarm] of Object.entries(alarms)) {
+    const rules = isRecord(alarm) && Array.isArray(alarm.Suppression) ? (alarm.Suppression as unknown[]) : [];
+    rules.forEach((rule, i) => {
+      const when = isRecord(rule) && isRecord(rule.When) ? rule.When : {};
+      const tests = ['Equals', 'In', 'NotEquals'].filter((k) => when[k] !== undefined);
+      if (tests.length !== 1) {
+        problems.push(
+          `PlcAlarms.Targets.${id}.Suppression[${i}].When: needs exactly one of Equals, In or NotEquals` +
+            (tests.length > 1 ? `, found ${tests.join(' and ')}` : ''),
+        );
+      }
+    });
+  }
   return problems;
 }
 

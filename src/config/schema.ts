@@ -152,6 +152,37 @@ const PlcTargetSettings = Type.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** A value a suppression rule compares a PLC symbol's value with. */
+const SuppressionValue = Type.Union([Type.String({ maxLength: 256 }), Type.Number(), Type.Boolean()]);
+
+/** Suppression by design: the alarms whose keys match are suppressed while the symbol's value meets `When`. */
+const SuppressionRule = Type.Object(
+  {
+    Name: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'Shown as x-suppressed.rule; default Suppression[<i>]',
+      }),
+    ),
+    Keys: Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'Alarm key patterns: * any run of characters, ? one character',
+    }),
+    When: Type.Object(
+      {
+        Symbol: Type.String({ minLength: 1, maxLength: 512 }),
+        Equals: Type.Optional(SuppressionValue),
+        In: Type.Optional(Type.Array(SuppressionValue, { minItems: 1, maxItems: 100 })),
+        NotEquals: Type.Optional(SuppressionValue),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const AlarmTargetSettings = Type.Object(
   {
     SymbolPath: Type.String({ minLength: 1 }),
@@ -168,6 +199,7 @@ const AlarmTargetSettings = Type.Object(
       default: 10000,
       description: 'Transitions kept per PLC for GET .../alarms/history and stream resumption',
     }),
+    Suppression: Type.Array(SuppressionRule, { maxItems: 50, default: [] }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -201,6 +233,24 @@ export const SettingsSchema = Type.Object(
       {
         TextCatalog: Type.Optional(Type.String({ minLength: 1 })),
         Targets: Type.Record(Type.String(), AlarmTargetSettings, { default: {} }),
+        MaxShelveMinutes: Type.Integer({
+          minimum: 1,
+          maximum: 525_600,
+          default: 480,
+          description: 'Longest shelve (POST .../alarms/{key}/shelve minutes)',
+        }),
+        MaxReasonLength: Type.Integer({
+          minimum: 1,
+          maximum: 4096,
+          default: 500,
+          description: 'Longest reason of a shelve or an out-of-service (characters)',
+        }),
+        ShelvingJournalLength: Type.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          default: 1000,
+          description: 'Shelving and out-of-service changes kept per PLC for GET .../alarms/shelving',
+        }),
         Kpis: Type.Object(
           {
             DefaultWindowHours: PositiveInt(24, 'the KPI window when from is not given'),
@@ -367,6 +417,7 @@ export const SettingsSchema = Type.Object(
 export type Settings = Static<typeof SettingsSchema>;
 export type PlcTargetConfig = Static<typeof PlcTargetSettings>;
 export type AlarmTargetConfig = Static<typeof AlarmTargetSettings>;
+export type SuppressionRuleConfig = Static<typeof SuppressionRule>;
 export type AuthConfig = Static<typeof AuthSettings>;
 export type MqttConfig = Static<typeof MqttSettings>;
 export type MqttSymbolEntryConfig = Static<typeof MqttSymbolEntry>;

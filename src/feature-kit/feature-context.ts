@@ -9,6 +9,7 @@ import type { TargetRegistry } from '../targets/registry.ts';
 import type { RouteCatalog } from '../http/route-catalog.ts';
 import type { ServiceDirectory } from './service-directory.ts';
 import type { Streams } from '../http/streams/install.ts';
+import type { DeadlineClock } from '../http/streams/token-deadlines.ts';
 
 /** Resolves after `ms`, or rejects once `signal` aborts. */
 export type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
@@ -23,6 +24,8 @@ export type FeatureContext = {
   readonly metrics: Registry;
   /** Milliseconds clock shared with the limiters; injectable in tests. */
   readonly now: () => number;
+  /** The gateway clock with timers at its instants (alarm shelves run out on it); injectable in tests. */
+  readonly deadlines: DeadlineClock;
   /** Where state-changing operations not declared with a route's `config.audit` are recorded. */
   readonly audit: AuditTrail;
   /** SSE writer, SignalR hubs and the stream connection registry, for areas that push. */

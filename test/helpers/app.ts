@@ -18,6 +18,8 @@ export interface TestAppOptions {
   tokenNow?: () => number;
   /** Token clock with its timers (streams ending with their tokens); see manualDeadlineClock. */
   tokenClock?: AppDeps['tokenClock'];
+  /** Gateway clock with its timers (alarm shelves running out); see manualDeadlineClock. */
+  deadlines?: AppDeps['deadlines'];
   logger?: AppDeps['logger'];
   /** Shorter stream timers (hub ping and timeout, SSE heartbeat). */
   streamTimings?: AppDeps['streamTimings'];
@@ -37,6 +39,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     ...(options.sleep ? { sleep: options.sleep } : {}),
     ...(options.tokenNow ? { tokenNow: options.tokenNow } : {}),
     ...(options.tokenClock ? { tokenClock: options.tokenClock } : {}),
+    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),

@@ -1,9 +1,12 @@
 // Alarm transitions to one stream client (SSE or the SignalR hub) over the PLCs it may see: `alarm` events
 // `{ kind, alarm }` with ids `<plcId>:<seq>` (fleet: every PLC's last seq, comma-separated), and resumption from a
 // Last-Event-ID: the journal's missed transitions in order, or a `resync` with the alarm list when it cannot.
+// Transitions of shelved, out-of-service and suppressed alarms reach only clients that include their group;
+// every client gets the `shelving` events (no id), which tell it an alarm left or rejoined the default view.
 import type { EventSink } from '../../http/streams/outbox.ts';
 import type { JournalEntry } from './journal.ts';
 import type { AlarmSource } from './alarm-source.ts';
+import { includeNone, type Include } from './management.ts';
 import { historyItem, type AlarmService } from './service.ts';
 
 /** PLC -> the last seq a client has seen. */
@@ -35,6 +38,8 @@ export interface FeedOptions {
   readonly lastEventId: string | null;
   /** More missed transitions than this (the client's queue length) are not replayed: a resync replaces them. */
   readonly maxReplay: number;
+  /** Groups whose alarms' transitions the client also wants (`?include=`). */
+  readonly include?: Include;
 }
 
 // A transition's `{ kind, alarm }` JSON, made once per culture preference and shared by every client it is sent to
@@ -70,17 +75,20 @@ function frameJson(
  */
 export function openAlarmFeed(sink: EventSink, options: FeedOptions): () => void {
   const { service, plcIds, cultures } = options;
+  const include = options.include ?? includeNone;
   const monitors = plcIds.map((id) => service.monitor(id));
+  const managements = new Map(plcIds.map((id) => [id, service.management(id)] as const));
   const seen = new Map(monitors.map((m) => [m.plcId, m.journal.newest()] as const));
   const send = (plcId: string, entry: JournalEntry): void => {
     seen.set(plcId, entry.seq);
+    if (managements.get(plcId)?.shows(entry.reading.key, include) === false) return;
     const id = options.fleet ? formatCursor(seen) : `${plcId}:${entry.seq}`;
     sink.send({ name: 'alarm', data: frameJson(service, plcId, entry, cultures), id });
   };
 
   const resync = (): void => {
     for (const m of monitors) seen.set(m.plcId, m.journal.newest());
-    const list = service.list(plcIds, cultures);
+    const list = service.list(plcIds, cultures, include);
     sink.send({ name: 'resync', data: JSON.stringify(list), id: formatCursor(seen) });
   };
 
@@ -100,6 +108,9 @@ export function openAlarmFeed(sink: EventSink, options: FeedOptions): () => void
     }),
     m.onResync(resync),
   ]);
+  for (const management of managements.values()) {
+    stops.push(management.onEvent((event) => sink.send({ name: 'shelving', data: JSON.stringify(event) })));
+  }
   return () => {
     for (const stop of stops) stop();
   };

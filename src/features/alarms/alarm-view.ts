@@ -1,4 +1,5 @@
 // Readings -> the Alarm resource, with the description in the caller's culture.
+import type { Marks } from './management.ts';
 import { awaitsAcknowledgement, statusOf, type AlarmReading } from './reading.ts';
 import type { Alarm } from './schemas.ts';
 import type { TextCatalog } from './text-catalog.ts';
@@ -18,7 +19,7 @@ export class AlarmRenderer {
     this.#cultures = cultures;
   }
 
-  render(plcId: string, r: AlarmReading, status = statusOf(r)): Alarm {
+  render(plcId: string, r: AlarmReading, status = statusOf(r), marks?: Marks): Alarm {
     // Members in the schema's order, so JSON.stringify writes what the route's serializer would.
     const { time } = r;
     return {
@@ -39,6 +40,9 @@ export class AlarmRenderer {
         isAcknowledged: r.isAcked,
         ...(time ? { plcTimestamp: time.plcTimestamp, plcClock: time.plcClock } : {}),
       },
+      ...(marks?.shelved ? { 'x-shelved': marks.shelved } : {}),
+      ...(marks?.outOfService ? { 'x-outOfService': marks.outOfService } : {}),
+      ...(marks?.suppressed ? { 'x-suppressed': marks.suppressed } : {}),
     };
   }
 }

@@ -2,6 +2,7 @@
 // unchanged alarm keeps its JSON), and a fleet body is assembled when one of its parts changes, so a list of
 // thousands of alarms costs a lookup per request instead of a render and a serialization.
 import { peerOf } from './alarm-view.ts';
+import { includeNone, type AlarmView, type Include } from './management.ts';
 import type { AlarmReading } from './reading.ts';
 import type { FailedScope } from './schemas.ts';
 import type { AlarmService } from './service.ts';
@@ -28,8 +29,8 @@ export class AlarmListBodies {
   readonly #frame: BodyFrame;
   /** A PLC's items, comma-separated, by outstanding list and culture preference. */
   readonly #parts = new WeakMap<readonly AlarmReading[], Map<string, Buffer>>();
-  /** One alarm's JSON for the culture preference it was last asked in. */
-  readonly #items = new WeakMap<AlarmReading, { cultures: string; json: Buffer }>();
+  /** One alarm's JSON for the culture preference (and the marks of its groups) it was last asked in. */
+  readonly #items = new WeakMap<AlarmReading, { cultures: string; marks: string; json: Buffer }>();
   readonly #bodies = new Map<string, HeldBody>();
 
   constructor(service: AlarmService, frame: BodyFrame) {
@@ -38,17 +39,21 @@ export class AlarmListBodies {
   }
 
   /** The list result over `plcIds` (each monitored), as `AlarmService.list` answers it, framed. */
-  body(plcIds: readonly string[], cultures: readonly string[]): Buffer {
+  body(plcIds: readonly string[], cultures: readonly string[], include: Include = includeNone): Buffer {
     const cultureKey = cultures.join(',');
     const parts: Buffer[] = [];
     const failedPeers: string[] = [];
     const failed: FailedScope[] = [];
     let count = 0;
+    const counts = { shelved: 0, outOfService: 0, suppressed: 0 };
     for (const plcId of plcIds) {
       const m = this.#service.monitor(plcId);
-      const outstanding = m.outstanding();
-      count += outstanding.length;
-      if (outstanding.length > 0) parts.push(this.#part(plcId, outstanding, cultures, cultureKey));
+      const view = this.#service.view(plcId, include);
+      count += view.items.length;
+      counts.shelved += view.counts.shelved;
+      counts.outOfService += view.counts.outOfService;
+      counts.suppressed += view.counts.suppressed;
+      if (view.items.length > 0) parts.push(this.#part(plcId, view, cultures, cultureKey));
       const failure = m.failure();
       if (failure) {
         failedPeers.push(peerOf(plcId));
@@ -56,9 +61,11 @@ export class AlarmListBodies {
       }
     }
     const head =
-      `${this.#frame.before}{"count":${count},"partial":${failed.length > 0},` +
+      `${this.#frame.before}{"count":${count},"shelvedCount":${counts.shelved},` +
+      `"outOfServiceCount":${counts.outOfService},"suppressedCount":${counts.suppressed},` +
+      `"partial":${failed.length > 0},` +
       `"failedPeers":${JSON.stringify(failedPeers)},"x-ads-failed":${JSON.stringify(failed)},"items":[`;
-    const key = `${cultureKey}|${plcIds.join(',')}`;
+    const key = `${cultureKey}|${include.shelved ? 's' : ''}${include.outOfService ? 'o' : ''}${include.suppressed ? 'x' : ''}|${plcIds.join(',')}`;
     const held = this.#bodies.get(key);
     if (held?.head === head && sameParts(held.parts, parts)) return held.body;
     const chunks: Buffer[] = [Buffer.from(head)];
@@ -71,12 +78,9 @@ export class AlarmListBodies {
     return body;
   }
 
-  #part(
-    plcId: string,
-    outstanding: readonly AlarmReading[],
-    cultures: readonly string[],
-    cultureKey: string,
-  ): Buffer {
+  #part(plcId: string, view: AlarmView, cultures: readonly string[], cultureKey: string): Buffer {
+    // A view's items are the outstanding array itself while nothing is grouped, else an array made per change.
+    const outstanding = view.items;
     let byCulture = this.#parts.get(outstanding);
     const hit = byCulture?.get(cultureKey);
     if (hit !== undefined) return hit;
@@ -84,9 +88,12 @@ export class AlarmListBodies {
     // Items are kept encoded: a changed list copies the bytes of the alarms that did not change.
     const items: Buffer[] = [];
     for (const r of outstanding) {
+      const marks = view.marks.get(r.key);
+      const marksKey = marks === undefined ? '' : JSON.stringify(marks);
       let item = this.#items.get(r);
-      if (item?.cultures !== cultureKey) {
-        item = { cultures: cultureKey, json: Buffer.from(JSON.stringify(renderer.render(plcId, r))) };
+      if (item?.cultures !== cultureKey || item.marks !== marksKey) {
+        const alarm = renderer.render(plcId, r, undefined, marks);
+        item = { cultures: cultureKey, marks: marksKey, json: Buffer.from(JSON.stringify(alarm)) };
         this.#items.set(r, item);
       }
       if (items.length > 0) items.push(comma);

@@ -1,5 +1,5 @@
-// Alarm routes (flag Alarms): outstanding list per PLC and fleet-wide, acknowledge, history, the streams,
-// /health/alarms. Per-PLC routes serve monitored PLCs only: any other plcId is 404 PLC_NOT_FOUND (spec rule 1).
+// Alarm routes (flag Alarms): outstanding list per PLC and fleet-wide, acknowledge, history, shelving and out of
+// service with their journal, the streams, /health/alarms. Per-PLC routes serve monitored PLCs only: any other plcId is 404 PLC_NOT_FOUND (spec rule 1).
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { principalOf, targetOf } from '../../guards/install-guards.ts';
@@ -8,7 +8,19 @@ import { auditParam, noteAudit } from '../../http/audit-hooks.ts';
 import { envelopeResponses, ok, okFrame } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
 import { PlcIdParams } from '../../http/schemas.ts';
-import { AcknowledgeResult, Alarm, AlarmKeyParams, AlarmList, HistoryPage, HistoryQuery } from './schemas.ts';
+import {
+  AcknowledgeResult,
+  Alarm,
+  AlarmKeyParams,
+  AlarmList,
+  HistoryPage,
+  HistoryQuery,
+  IncludeQuery,
+} from './schemas.ts';
+import { notificationServiceKey } from '../notifications/index.ts';
+import { sharedShelving } from './cluster/shared-shelving.ts';
+import { parseInclude } from './management.ts';
+import { shelvingRoutes } from './shelving-routes.ts';
 import { AlarmLeases } from './cluster/alarm-leases.ts';
 import { AlarmListBodies } from './list-body.ts';
 import { alarmArchiveKey } from './archive.ts';
@@ -26,14 +38,24 @@ const HealthStatus = Type.Union([
 ]);
 const AlarmHealth = Type.Object({
   status: HealthStatus,
-  checks: Type.Array(Type.Object({ name: Type.String(), status: HealthStatus, description: Type.String() })),
+  checks: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      status: HealthStatus,
+      description: Type.String(),
+      data: Type.Object(
+        { shelved: Type.Integer(), outOfService: Type.Integer(), suppressed: Type.Integer() },
+        { description: 'Outstanding alarms the check leaves out: shelved, out of service, suppressed' },
+      ),
+    }),
+  ),
 });
 
 const cultures = (request: FastifyRequest): string[] =>
   parseAcceptLanguage(request.headers['accept-language']);
 
 export const alarmsRoutes: FeaturePlugin = async (app, context) => {
-  const { config, registry, now, services, cluster, metrics } = context;
+  const { config, registry, now, services, cluster, metrics, deadlines } = context;
   const alarmSettings = config.settings.PlcAlarms;
   const catalogFile = alarmSettings.TextCatalog;
   const catalog =
@@ -50,7 +72,16 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
     app.addHook('onClose', () => leases.stop());
   }
   const sources = leases?.sources({ log: app.log, now });
-  const service = new AlarmService(registry, alarmSettings, { log: app.log, now, catalog, sources });
+  const shelving = cluster && sharedShelving(cluster.cluster, alarmSettings, app.log);
+  const service = new AlarmService(registry, alarmSettings, {
+    log: app.log,
+    now,
+    catalog,
+    sources,
+    clock: deadlines,
+    shelving,
+    observe: services.find(notificationServiceKey),
+  });
   services.provide(alarmServiceKey, service);
   if (config.features.Alarms) {
     app.addHook('onReady', () => service.start());
@@ -73,12 +104,15 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
         tags,
         summary: 'Outstanding alarms of one monitored PLC',
         params: PlcIdParams,
+        querystring: IncludeQuery,
         response: envelopeResponses(AlarmList),
       },
       config: { feature: 'Alarms', policy: 'ReadAccess', plcScoped: monitored, limit: 'AlarmReads' },
     },
-    async (request, reply) =>
-      reply.type(json).send(bodies.body([targetOf(request).id], cultures(request)) as never),
+    async (request, reply) => {
+      const include = parseInclude(request.query.include);
+      return reply.type(json).send(bodies.body([targetOf(request).id], cultures(request), include) as never);
+    },
   );
 
   app.get(
@@ -87,14 +121,16 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
       schema: {
         tags,
         summary: 'Outstanding alarms of every monitored PLC the caller’s plc_access permits',
+        querystring: IncludeQuery,
         response: envelopeResponses(AlarmList),
       },
       config: { feature: 'Alarms', policy: 'ReadAccess', limit: 'AlarmReads', fleet: true },
     },
     async (request, reply) => {
+      const include = parseInclude(request.query.include);
       const principal = principalOf(request);
       const permitted = service.plcIds().filter((id) => canAccessPlc(principal, id));
-      return reply.type(json).send(bodies.body(permitted, cultures(request)) as never);
+      return reply.type(json).send(bodies.body(permitted, cultures(request), include) as never);
     },
   );
 
@@ -161,6 +197,7 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
     },
   );
 
+  shelvingRoutes(app, service, alarmSettings, monitored);
   alarmStreamRoutes(app, context, service, monitored);
 
   const kpis = new AlarmKpis({

@@ -25,6 +25,29 @@ export const Alarm = Type.Object(
       plcTimestamp: Type.Optional(Type.String({ description: 'With the offset PlcClock implies' })),
       plcClock: Type.Optional(PlcClock),
     }),
+    'x-shelved': Type.Optional(
+      Type.Object(
+        {
+          by: Type.String({ description: 'sub of the caller who shelved it' }),
+          at: Type.String({ description: 'ISO 8601 UTC' }),
+          until: Type.String({ description: 'ISO 8601 UTC: the shelve runs out then' }),
+          reason: Type.String(),
+        },
+        { description: 'Shelved (listed with include=shelved): the shelve ends with the occurrence' },
+      ),
+    ),
+    'x-outOfService': Type.Optional(
+      Type.Object(
+        { by: Type.String(), at: Type.String({ description: 'ISO 8601 UTC' }), reason: Type.String() },
+        { description: 'Out of service (listed with include=outOfService) until returned to service' },
+      ),
+    ),
+    'x-suppressed': Type.Optional(
+      Type.Object(
+        { rule: Type.String({ description: 'The Suppression rule’s Name, else Suppression[<index>]' }) },
+        { description: 'Suppressed by design (listed with include=suppressed)' },
+      ),
+    ),
   },
   { $id: 'Alarm' },
 );
@@ -43,7 +66,10 @@ export const FailedScope = Type.Object({
 export type FailedScope = Static<typeof FailedScope>;
 
 export const AlarmList = Type.Object({
-  count: Type.Integer(),
+  count: Type.Integer({ description: 'Items listed' }),
+  shelvedCount: Type.Integer({ description: 'Outstanding alarms shelved, listed or not' }),
+  outOfServiceCount: Type.Integer({ description: 'Outstanding alarms out of service, listed or not' }),
+  suppressedCount: Type.Integer({ description: 'Outstanding alarms suppressed by design, listed or not' }),
   partial: Type.Boolean({ description: 'true when a monitored scope could not be read fresh' }),
   failedPeers: Type.Array(Type.String()),
   'x-ads-failed': Type.Array(FailedScope),
@@ -94,4 +120,62 @@ export const HistoryPage = Type.Object({
 export const AlarmKeyParams = Type.Object({
   plcId: Type.String(),
   key: Type.String({ description: 'The alarm key, URL-encoded' }),
+});
+
+const includeDescription =
+  'Also list alarms of these groups, hidden by default: shelved, outOfService, suppressed, or all; ' +
+  'comma-separated (include=shelved,suppressed) or repeated (include=shelved&include=suppressed)';
+
+export const IncludeQuery = Type.Object({
+  include: Type.Optional(
+    Type.Array(Type.String({ maxLength: 128 }), { maxItems: 8, description: includeDescription }),
+  ),
+});
+
+export const ShelveBody = (maxMinutes: number, maxReason: number) =>
+  Type.Object(
+    {
+      minutes: Type.Integer({
+        minimum: 1,
+        maximum: maxMinutes,
+        description: 'How long, 1 to MaxShelveMinutes',
+      }),
+      reason: Type.String({ minLength: 1, maxLength: maxReason }),
+    },
+    { additionalProperties: false },
+  );
+
+export const ReasonBody = (maxReason: number) =>
+  Type.Object(
+    { reason: Type.String({ minLength: 1, maxLength: maxReason }) },
+    { additionalProperties: false },
+  );
+
+export const ShelvingAction = Type.Union([
+  Type.Literal('shelved'),
+  Type.Literal('unshelved'),
+  Type.Literal('outOfService'),
+  Type.Literal('returnedToService'),
+]);
+
+export const ShelvingEntry = Type.Object({
+  seq: Type.Integer(),
+  at: Type.String({ description: 'Gateway time, ISO 8601 UTC' }),
+  action: ShelvingAction,
+  code: Type.String({ description: 'The alarm key' }),
+  by: Type.Optional(
+    Type.String({ description: 'sub of the caller; absent when the shelve expired or ended' }),
+  ),
+  reason: Type.Optional(Type.String()),
+  until: Type.Optional(Type.String({ description: 'shelved: when it runs out' })),
+  cause: Type.Optional(
+    Type.Union([Type.Literal('byHand'), Type.Literal('expired'), Type.Literal('ended')], {
+      description: 'unshelved: by hand, its time ran out, or the occurrence ended',
+    }),
+  ),
+});
+
+export const ShelvingPage = Type.Object({
+  items: Type.Array(ShelvingEntry),
+  nextAfter: Type.Integer({ description: 'Pass as after to continue' }),
 });

@@ -3,16 +3,23 @@
 import type { AlarmTargetConfig, Settings } from '../../config/schema.ts';
 import { AppError, isAppError } from '../../errors.ts';
 import { ServiceKey } from '../../feature-kit/service-directory.ts';
+import { timerClock, type DeadlineClock } from '../../http/streams/token-deadlines.ts';
 import type { MethodResult, PlcTarget } from '../../targets/target.ts';
 import type { TargetRegistry } from '../../targets/registry.ts';
 import type { AlarmSource, AlarmSourceFactory } from './alarm-source.ts';
 import type { AlarmArchive } from './archive.ts';
 import { AlarmRenderer, peerOf } from './alarm-view.ts';
 import type { JournalEntry } from './journal.ts';
+import { AlarmManagement, includeNone, type AlarmView, type Include } from './management.ts';
 import { AlarmMonitor, type AlarmLog } from './monitor.ts';
 import { awaitsAcknowledgement, isOutstanding, statusOf, type AlarmReading } from './reading.ts';
 import type { Alarm, AlarmList } from './schemas.ts';
 import type { TextCatalog } from './text-catalog.ts';
+import { LocalShelving, type ShelvingEntry, type ShelvingPage, type ShelvingStore } from './shelving.ts';
+import { Suppression, type ObserveSymbol } from './suppression.ts';
+
+/** Makes the shelving book of one monitored PLC (replicas sharing a Redis share it). */
+export type ShelvingFactory = (plcId: string, clock: DeadlineClock) => ShelvingStore;
 
 export interface HistoryItem {
   seq: number;
@@ -26,11 +33,20 @@ type HealthStatus = 'Healthy' | 'Degraded' | 'Unhealthy';
 
 export interface AlarmHealth {
   status: HealthStatus;
-  checks: Array<{ name: 'plc_ads_alarms'; status: HealthStatus; description: string }>;
+  checks: Array<{
+    name: 'plc_ads_alarms';
+    status: HealthStatus;
+    description: string;
+    /** Outstanding alarms the check leaves out, per group. */
+    data: { shelved: number; outOfService: number; suppressed: number };
+  }>;
 }
 
 export class AlarmService {
   readonly #monitors: ReadonlyMap<string, AlarmSource>;
+  readonly #managements: ReadonlyMap<string, AlarmManagement>;
+  readonly #settings: Settings['PlcAlarms'];
+  readonly #clock: DeadlineClock;
   readonly catalog: TextCatalog;
   /** Listed alarms by reading (a reading object lives as long as its slot is unchanged) and culture list. */
   readonly #rendered = new WeakMap<AlarmReading, { cultures: string; alarm: Alarm }>();
@@ -43,27 +59,63 @@ export class AlarmService {
       now: () => number;
       catalog: TextCatalog;
       sources?: AlarmSourceFactory | undefined;
+      /** The clock shelves run out on; default: the real one over `now`. */
+      clock?: DeadlineClock | undefined;
+      /** Default: each PLC's book in this process. */
+      shelving?: ShelvingFactory | undefined;
+      /** The shared notification subscriptions suppression rules watch their symbols on. */
+      observe?: ObserveSymbol | undefined;
     },
   ) {
     this.catalog = deps.catalog;
+    this.#settings = settings;
+    const clock = deps.clock ?? timerClock(deps.now);
+    this.#clock = clock;
+    const books =
+      deps.shelving ??
+      ((_plcId: string, c: DeadlineClock) => new LocalShelving(c, settings.ShelvingJournalLength));
     const make =
       deps.sources ??
       ((target: PlcTarget, own: AlarmTargetConfig) =>
         new AlarmMonitor(target, own, { log: deps.log, now: deps.now }));
     const monitors = new Map<string, AlarmSource>();
+    const managements = new Map<string, AlarmManagement>();
     for (const target of registry.list()) {
       const own = settings.Targets[target.id];
-      if (own) monitors.set(target.id, make(target, own));
+      if (!own) continue;
+      const source = make(target, own);
+      monitors.set(target.id, source);
+      const suppression = new Suppression(target, own.Suppression, deps.observe, deps.log);
+      managements.set(
+        target.id,
+        new AlarmManagement(source, books(target.id, clock), suppression, clock.now),
+      );
     }
     this.#monitors = monitors;
+    this.#managements = managements;
   }
 
   async start(): Promise<void> {
+    // Management first: its transition listener ends shelves with their occurrences from the first snapshot on.
+    await Promise.all([...this.#managements.values()].map((m) => m.start()));
     await Promise.all([...this.#monitors.values()].map((m) => m.start()));
   }
 
   async stop(): Promise<void> {
     await Promise.all([...this.#monitors.values()].map((m) => m.stop()));
+    await Promise.all([...this.#managements.values()].map((m) => m.stop()));
+  }
+
+  /** Shelving, service state and suppression of a monitored PLC (404 PLC_NOT_FOUND otherwise). */
+  management(plcId: string): AlarmManagement {
+    const m = this.#managements.get(plcId);
+    if (!m) throw new AppError('PLC_NOT_FOUND', `No alarm monitoring is configured for PLC '${plcId}'.`);
+    return m;
+  }
+
+  /** What a caller including `include` sees of the PLC's outstanding alarms. */
+  view(plcId: string, include: Include): AlarmView {
+    return this.management(plcId).view(include);
   }
 
   /** Monitored plcIds, sorted. */
@@ -87,13 +139,31 @@ export class AlarmService {
   }
 
   /** The list result over `plcIds` (each monitored): last good items, and every scope not read fresh. */
-  list(plcIds: readonly string[], cultures: readonly string[]): AlarmList {
+  list(plcIds: readonly string[], cultures: readonly string[], include: Include = includeNone): AlarmList {
     const renderer = this.renderer(cultures);
     const cultureKey = cultures.join(',');
-    const result: AlarmList = { count: 0, partial: false, failedPeers: [], 'x-ads-failed': [], items: [] };
+    const result: AlarmList = {
+      count: 0,
+      shelvedCount: 0,
+      outOfServiceCount: 0,
+      suppressedCount: 0,
+      partial: false,
+      failedPeers: [],
+      'x-ads-failed': [],
+      items: [],
+    };
     for (const plcId of plcIds) {
       const m = this.monitor(plcId);
-      for (const r of m.outstanding()) {
+      const view = this.view(plcId, include);
+      result.shelvedCount += view.counts.shelved;
+      result.outOfServiceCount += view.counts.outOfService;
+      result.suppressedCount += view.counts.suppressed;
+      for (const r of view.items) {
+        const marks = view.marks.get(r.key);
+        if (marks !== undefined) {
+          result.items.push(renderer.render(plcId, r, undefined, marks));
+          continue;
+        }
         const hit = this.#rendered.get(r);
         if (hit?.cultures === cultureKey) {
           result.items.push(hit.alarm);
@@ -201,11 +271,19 @@ export class AlarmService {
     };
   }
 
-  /** `plc_ads_alarms`: Unhealthy for an ERROR (or worse) outstanding, Degraded for a WARNING. */
+  /**
+   * `plc_ads_alarms`: Unhealthy for an ERROR (or worse) outstanding, Degraded for a WARNING; shelved, out-of-service
+   * and suppressed alarms are left out and counted in its data.
+   */
   health(): AlarmHealth {
     let worst: { severity: number; label: string; plcId: string } | undefined;
-    for (const [plcId, m] of this.#monitors) {
-      for (const r of m.outstanding()) {
+    const data = { shelved: 0, outOfService: 0, suppressed: 0 };
+    for (const plcId of this.#monitors.keys()) {
+      const view = this.view(plcId, includeNone);
+      data.shelved += view.counts.shelved;
+      data.outOfService += view.counts.outOfService;
+      data.suppressed += view.counts.suppressed;
+      for (const r of view.items) {
         if (!worst || r.severity > worst.severity)
           worst = { severity: r.severity, label: r.severityLabel, plcId };
       }
@@ -215,7 +293,90 @@ export class AlarmService {
     const description = worst
       ? `Worst outstanding alarm severity: ${worst.label} (${worst.severity}) on ${worst.plcId}.`
       : 'No alarm is outstanding.';
-    return { status, checks: [{ name: 'plc_ads_alarms', status, description }] };
+    return { status, checks: [{ name: 'plc_ads_alarms', status, description, data }] };
+  }
+
+  /** Shelves an outstanding alarm for `minutes` (1 to MaxShelveMinutes), replacing a shelve it has. */
+  async shelve(
+    plcId: string,
+    key: string,
+    minutes: number,
+    reason: string,
+    by: string,
+  ): Promise<ShelvingEntry> {
+    const m = this.management(plcId);
+    const max = this.#settings.MaxShelveMinutes;
+    if (!Number.isInteger(minutes) || minutes < 1 || minutes > max) {
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `minutes must be an integer from 1 to ${max} (MaxShelveMinutes).`,
+      );
+    }
+    const why = this.#reason(reason);
+    const reading = this.monitor(plcId).reading(key);
+    if (reading === undefined || !isOutstanding(reading)) {
+      this.#known(plcId, key);
+      throw new AppError(
+        'ALARM_NOT_ACTIVE',
+        `'${key}' is not outstanding: only a present alarm can be shelved.`,
+      );
+    }
+    const atMs = this.#clock.now();
+    const at = new Date(atMs).toISOString();
+    const until = new Date(atMs + minutes * 60_000).toISOString();
+    return m.store.putShelve(key, { by, at, until, reason: why });
+  }
+
+  async unshelve(plcId: string, key: string, by: string): Promise<ShelvingEntry> {
+    const entry = await this.management(plcId).store.endShelve(key, 'byHand', by);
+    if (entry !== undefined) return entry;
+    this.#known(plcId, key);
+    throw new AppError('ALARM_NOT_SHELVED', `'${key}' is not shelved.`);
+  }
+
+  /** Takes an alarm out of service until it is returned (it need not be outstanding, but must be known). */
+  async takeOutOfService(plcId: string, key: string, reason: string, by: string): Promise<ShelvingEntry> {
+    const m = this.management(plcId);
+    const why = this.#reason(reason);
+    this.#known(plcId, key);
+    const at = new Date(this.#clock.now()).toISOString();
+    return m.store.putOutOfService(key, { by, at, reason: why });
+  }
+
+  async returnToService(plcId: string, key: string, by: string): Promise<ShelvingEntry> {
+    const entry = await this.management(plcId).store.returnToService(key, by);
+    if (entry !== undefined) return entry;
+    this.#known(plcId, key);
+    throw new AppError('ALARM_NOT_OUT_OF_SERVICE', `'${key}' is not out of service.`);
+  }
+
+  shelvingJournal(plcId: string, after: number | undefined, limit: number): Promise<ShelvingPage> {
+    return this.management(plcId).store.journal(after, limit);
+  }
+
+  #reason(reason: string): string {
+    const max = this.#settings.MaxReasonLength;
+    const trimmed = typeof reason === 'string' ? reason.trim() : '';
+    if (trimmed === '' || trimmed.length > max) {
+      throw new AppError('VALIDATION_ERROR', `reason is required: 1 to ${max} characters (MaxReasonLength).`);
+    }
+    return trimmed;
+  }
+
+  /**
+   * 404 ALARM_NOT_FOUND unless the key is known: held by the alarm array, shelved or out of service, or named by
+   * the TextCatalog.
+   */
+  #known(plcId: string, key: string): void {
+    const m = this.management(plcId);
+    if (
+      this.monitor(plcId).reading(key) !== undefined ||
+      m.store.shelve(key) !== undefined ||
+      m.store.outOfService(key) !== undefined ||
+      this.catalog.has(key)
+    )
+      return;
+    throw new AppError('ALARM_NOT_FOUND', `No alarm is known under '${key}'.`);
   }
 }
 

@@ -1,5 +1,5 @@
 // Alarm streams (flag Alarms, ReadAccess): SSE per PLC and fleet-wide, and the per-PLC SignalR hub pushing
-// AlarmTransition. Each is a registered connection (connection limits, admin listing and termination, drops
+// AlarmTransition and AlarmShelving. Each is a registered connection (connection limits, admin listing and termination, drops
 // reported as `gap`); SSE opening also spends NotificationConnections, shared with the notification SSE.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +12,8 @@ import { PlcIdParams } from '../../http/schemas.ts';
 import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { openAlarmFeed } from './alarm-feed.ts';
+import { parseInclude, type Include } from './management.ts';
+import { IncludeQuery } from './schemas.ts';
 import type { AlarmService } from './service.ts';
 import { parseAcceptLanguage } from './text-catalog.ts';
 
@@ -21,7 +23,11 @@ const description =
   'with Last-Event-ID first replays the transitions missed since, in order, or, when the journal no longer ' +
   'holds them (or the id predates a gateway restart), sends one `resync` whose data is the alarm list result ' +
   'and whose id is the newest journal entry’s. Refusals are JSON, before the stream opens. Opening counts ' +
-  'against NotificationConnections (shared with the notification SSE) and ConnectionLimits.';
+  'against NotificationConnections (shared with the notification SSE) and ConnectionLimits. Transitions of ' +
+  'shelved, out-of-service and suppressed alarms are sent only with include naming their group; every ' +
+  'client gets `shelving` events (no id): { plcId, at, action, code, by, reason, until, cause } for shelved, ' +
+  'unshelved, outOfService and returnedToService, { plcId, at, action, rule, keys } for suppressed and ' +
+  'unsuppressed (a rule turning on or off).';
 
 const streamResponse = {
   200: {
@@ -47,6 +53,7 @@ export function alarmStreamRoutes(
     reply: FastifyReply,
     plcIds: string[],
     plcId: string | null,
+    include: Include,
   ): Promise<void> => {
     const kind = plcId === null ? 'alarms.fleet.sse' : 'alarms.sse';
     const { stream, entry } = await openSse(reply, { streams, limits }, { kind, plcId, numbered: false });
@@ -60,6 +67,7 @@ export function alarmStreamRoutes(
         cultures: cultures(request),
         lastEventId: stream.lastEventId,
         maxReplay: streams.queueLength,
+        include,
       }),
     );
   };
@@ -74,13 +82,15 @@ export function alarmStreamRoutes(
         summary: 'Alarm transitions of one monitored PLC as Server-Sent Events',
         description,
         params: PlcIdParams,
+        querystring: IncludeQuery,
         response: streamResponse,
       },
       config,
     },
     async (request, reply) => {
+      const include = parseInclude(request.query.include);
       const plcId = targetOf(request).id;
-      await openStream(request, reply, [plcId], plcId);
+      await openStream(request, reply, [plcId], plcId, include);
     },
   );
 
@@ -95,14 +105,16 @@ export function alarmStreamRoutes(
         description:
           `${description} Ids list every permitted PLC's last seq (\`line1:17,line2:40\`); order is kept ` +
           'within one PLC, not across PLCs.',
+        querystring: IncludeQuery,
         response: streamResponse,
       },
       config: { feature: 'Alarms', policy: 'ReadAccess', fleet: true },
     },
     async (request, reply) => {
+      const include = parseInclude(request.query.include);
       const principal = principalOf(request);
       const permitted = service.plcIds().filter((id) => canAccessPlc(principal, id));
-      await openStream(request, reply, permitted, null);
+      await openStream(request, reply, permitted, null, include);
     },
   );
 
@@ -114,9 +126,11 @@ export function alarmStreamRoutes(
       kind: 'alarms.ws',
       config,
       tag: 'Alarms',
-      serverMethods: { alarm: 'AlarmTransition' },
+      serverMethods: { alarm: 'AlarmTransition', shelving: 'AlarmShelving' },
       open: (connection, request) => {
         const plcId = targetOf(request).id;
+        // The hub URL's own query (a SignalR client keeps it on negotiate and connect); checked at negotiate.
+        const include = hubInclude(request);
         connection.onClose(
           openAlarmFeed(connection, {
             service,
@@ -125,10 +139,21 @@ export function alarmStreamRoutes(
             cultures: cultures(request),
             lastEventId: null,
             maxReplay: 0,
+            include,
           }),
         );
       },
     },
     now,
   );
+}
+
+/** `include` of a hub request's query; a bad name was refused at negotiate, so here it includes nothing more. */
+function hubInclude(request: FastifyRequest): Include {
+  const query = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length));
+  try {
+    return parseInclude(query.getAll('include'));
+  } catch {
+    return parseInclude(undefined);
+  }
 }

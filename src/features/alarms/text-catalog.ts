@@ -11,6 +11,8 @@ export interface TextCatalog {
   text(key: string, cultures: readonly string[]): string;
   /** Cultures with a sibling file (lower case), for tests and diagnostics. */
   readonly cultures: readonly string[];
+  /** Whether the neutral file names `key` (alarm management takes it as a known alarm). */
+  has(key: string): boolean;
 }
 
 const cultureTag = /^[a-z]{1,8}(-[a-z0-9]{1,8})*$/i;
@@ -51,6 +53,7 @@ export async function loadTextCatalog(file: string, onMissing: (key: string) => 
   const reported = new Set<string>();
   return {
     cultures: [...byCulture.keys()],
+    has: (key) => neutral.has(key.toLowerCase()),
     text(key, cultures) {
       const k = key.toLowerCase();
       for (const culture of cultures) {
@@ -72,7 +75,7 @@ export async function loadTextCatalog(file: string, onMissing: (key: string) => 
 }
 
 /** A catalog for a gateway without TextCatalog: every description is "". */
-export const emptyCatalog: TextCatalog = { cultures: [], text: () => '' };
+export const emptyCatalog: TextCatalog = { cultures: [], has: () => false, text: () => '' };
 
 /** Accept-Language -> cultures in preference order (lower case; `*` and q=0 left out). */
 export function parseAcceptLanguage(header: string | undefined): string[] {

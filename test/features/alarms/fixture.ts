@@ -46,6 +46,8 @@ export interface RigOptions {
   streamTimings?: TestAppOptions['streamTimings'];
   /** Token clock with its timers (streams ending with their tokens). */
   tokenClock?: TestAppOptions['tokenClock'];
+  /** Gateway clock with its timers (alarm shelves running out). */
+  deadlines?: TestAppOptions['deadlines'];
 }
 
 export interface AlarmRig {
@@ -245,6 +247,7 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
     ...(options.now ? { now: options.now } : {}),
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
     ...(options.tokenClock ? { tokenClock: options.tokenClock } : {}),
+    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
   });
   const headers = bearer(await mintToken());
   const call: Call = (method, url, payload, extra = {}) =>

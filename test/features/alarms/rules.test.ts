@@ -188,6 +188,9 @@ for (const driver of testDrivers) {
         await rig.step(3);
         assert.deepEqual(await listOf(rig), {
           count: 0,
+          shelvedCount: 0,
+          outOfServiceCount: 0,
+          suppressedCount: 0,
           partial: false,
           failedPeers: [],
           'x-ads-failed': [],

@@ -216,6 +216,9 @@ for (const driver of testDrivers) {
       const resync = await empty.next((e) => e.event === 'resync');
       assert.deepEqual(resync.data, {
         count: 0,
+        shelvedCount: 0,
+        outOfServiceCount: 0,
+        suppressedCount: 0,
         partial: false,
         failedPeers: [],
         'x-ads-failed': [],

@@ -49,6 +49,9 @@ for (const driver of testDrivers) {
       await rig.reset();
       assert.deepEqual(await list(), {
         count: 0,
+        shelvedCount: 0,
+        outOfServiceCount: 0,
+        suppressedCount: 0,
         partial: false,
         failedPeers: [],
         'x-ads-failed': [],
