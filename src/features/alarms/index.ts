@@ -8,4 +8,3 @@ export type { AlarmSource } from './alarm-source.ts';
 export type { Alarm } from './schemas.ts';
 export type { AlarmReading } from './reading.ts';
 export { alarmKpisKey, type AlarmKpis } from './kpis/service.ts';
-export { alarmGroupCounterKey, type AlarmGroupCounter, type AlarmGroupCounts } from './kpis/groups.ts';

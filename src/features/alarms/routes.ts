@@ -26,7 +26,6 @@ import { AlarmListBodies } from './list-body.ts';
 import { alarmArchiveKey } from './archive.ts';
 import { AlarmService, alarmServiceKey } from './service.ts';
 import { alarmStreamRoutes } from './stream-routes.ts';
-import { alarmGroupCounterKey } from './kpis/groups.ts';
 import { alarmKpiRoutes } from './kpis/routes.ts';
 import { AlarmKpis, alarmKpisKey } from './kpis/service.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
@@ -206,7 +205,6 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
     retentionDays: config.settings.History.RetentionDays,
     now,
     archive: () => services.find(alarmArchiveKey),
-    groups: () => services.find(alarmGroupCounterKey),
   });
   services.provide(alarmKpisKey, kpis);
   alarmKpiRoutes(app, kpis, service, monitored);

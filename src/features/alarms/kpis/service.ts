@@ -9,7 +9,7 @@ import type { JournalEntry } from '../journal.ts';
 import type { AlarmService } from '../service.ts';
 import { kpiBenchmarks } from './benchmarks.ts';
 import { computeKpis, type KpiTransition } from './figures.ts';
-import { noGroups, type AlarmGroupCounter } from './groups.ts';
+import { includeNone } from '../management.ts';
 import type { FleetKpis, PlcKpis } from './schemas.ts';
 import { readArchive, readJournal, type WindowRead } from './sources.ts';
 
@@ -24,7 +24,6 @@ export interface KpiDeps {
   readonly now: () => number;
   /** Looked up per request: features publish in any order. */
   readonly archive: () => AlarmArchive | undefined;
-  readonly groups: () => AlarmGroupCounter | undefined;
 }
 
 export interface KpiWindowQuery {
@@ -149,7 +148,7 @@ export class AlarmKpis {
     // The current list tells what was outstanding at the window's end only when the window ends now.
     const outstanding = read.to === at ? source.outstanding().map((r) => ({ plcId, key: r.key })) : [];
     const figures = computeKpis({ from: read.from, to: read.to, transitions, outstandingAtEnd: outstanding });
-    const { shelved, outOfService, suppressed } = this.#deps.groups()?.groupCounts(plcId) ?? noGroups;
+    const { shelved, outOfService, suppressed } = alarms.view(plcId, includeNone).counts;
     const answer: Omit<PlcKpis, 'benchmarks'> = {
       plcId,
       requested: isoWindow(requested),

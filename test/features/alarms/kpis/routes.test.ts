@@ -239,6 +239,36 @@ for (const driver of testDrivers) {
       assert.equal(code(none), 'PLC_ACCESS_DENIED');
     });
 
+    test('now: how many are shelved and out of service, also in the fleet', async () => {
+      const now = async (url: string) =>
+        (await get(url)).json<{ data: { figures: KpiJson['figures'] } }>().data.figures.now;
+      const shelve = await rig.call('POST', '/api/plcs/line1/alarms/ACK_ME/shelve', {
+        minutes: 5,
+        reason: 'sensor swap',
+      });
+      assert.equal(shelve.statusCode, 200, shelve.body);
+      await rig.writeSlot(6, entry({ sKey: 'BROKEN' }));
+      const out = await rig.call('POST', '/api/plcs/line1/alarms/BROKEN/out-of-service', {
+        reason: 'no sensor',
+      });
+      assert.equal(out.statusCode, 200, out.body);
+      const expected = { outstanding: 2, shelved: 1, outOfService: 1, suppressed: 0 };
+      assert.deepEqual(await now('/api/plcs/line1/alarms/kpis'), expected);
+      assert.deepEqual(await now('/api/alarms/kpis'), expected);
+      assert.equal((await rig.call('POST', '/api/plcs/line1/alarms/ACK_ME/unshelve')).statusCode, 200);
+      assert.equal(
+        (await rig.call('POST', '/api/plcs/line1/alarms/BROKEN/return-to-service')).statusCode,
+        200,
+      );
+      await rig.writeSlot(6, entry({ sKey: 'BROKEN', IsActive: false, NeedsAck: false }));
+      assert.deepEqual(await now('/api/plcs/line1/alarms/kpis'), {
+        outstanding: 1,
+        shelved: 0,
+        outOfService: 0,
+        suppressed: 0,
+      });
+    });
+
     test('HistoryQueries: 3 per second per user per PLC here, then 429', async () => {
       clock.advance(s);
       for (let i = 0; i < 3; i++)
