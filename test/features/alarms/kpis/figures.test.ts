@@ -3,6 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AlarmArchive } from '../../../../src/features/alarms/archive.ts';
+import {
+  JournalMirror,
+  sharedEntry,
+  type SharedEntry,
+} from '../../../../src/features/alarms/cluster/journal-mirror.ts';
 import { AlarmJournal, type JournalEntry } from '../../../../src/features/alarms/journal.ts';
 import { assessRate } from '../../../../src/features/alarms/kpis/benchmarks.ts';
 import { computeKpis, percentile, type KpiTransition } from '../../../../src/features/alarms/kpis/figures.ts';
@@ -309,5 +314,34 @@ describe('what a KPI window covers', () => {
       { max: 1000, retainedSince: 0 },
     );
     assert.deepEqual([cut.entries.length, cut.to, cut.limitedBy], [1000, T0 + 1000 * s, 'maxTransitions']);
+  });
+});
+
+describe('what a replica’s copy of the shared journal covers', () => {
+  const epoch = Date.UTC(2026, 10, 1) * 1000;
+  const shared = (seq: number, at: number): SharedEntry =>
+    sharedEntry([
+      `${seq}-0`,
+      [
+        'p',
+        String(epoch),
+        'e',
+        JSON.stringify({ at: new Date(at).toISOString(), kind: 'raised', reading: reading(`K${seq}`) }),
+      ],
+    ]);
+
+  test('nothing before the shared journal starts; its start while whole; its oldest entry once trimmed', () => {
+    const mirror = new JournalMirror(2, T0);
+    assert.equal(mirror.heldSince(), undefined);
+    const none = readJournal(mirror, { from: T0 - h, to: T0 + h }, { max: 100 });
+    assert.deepEqual([none.from, none.to, none.entries.length], [T0 + h, T0 + h, 0]);
+    mirror.load({ epoch, outstanding: [], entries: [] }, T0);
+    assert.equal(mirror.heldSince(), epoch / 1000);
+    mirror.take([shared(epoch + 1, T0 + min), shared(epoch + 2, T0 + 2 * min)]);
+    assert.equal(mirror.heldSince(), epoch / 1000);
+    mirror.take([shared(epoch + 3, T0 + 3 * min)]);
+    assert.equal(mirror.heldSince(), T0 + 2 * min);
+    const read = readJournal(mirror, { from: T0 - h, to: T0 + h }, { max: 100 });
+    assert.deepEqual([read.from, read.limitedBy, read.entries.length], [T0 + 2 * min, 'journal', 2]);
   });
 });
