@@ -7,4 +7,4 @@ export type { JournalEntry } from './journal.ts';
 export type { AlarmSource } from './alarm-source.ts';
 export type { Alarm } from './schemas.ts';
 export type { AlarmReading } from './reading.ts';
-export { alarmKpisKey, type AlarmKpis } from './kpis/service.ts';
+export { alarmKpisKey } from './kpis/service.ts';

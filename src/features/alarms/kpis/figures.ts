@@ -4,16 +4,16 @@ import type { TransitionKind } from '../transitions.ts';
 import { assessRate, type RateAssessment } from './benchmarks.ts';
 
 /** The period ISA-18.2 counts alarm rates over. */
-export const periodMs = 600_000;
+const periodMs = 600_000;
 /** More raises than this in one period is a flood (ISA-18.2, EEMUA 191). */
-export const floodAbove = 10;
+const floodAbove = 10;
 /** Outstanding longer than this: a standing (stale) alarm. */
-export const standingMs = 24 * 3_600_000;
+const standingMs = 24 * 3_600_000;
 /** This many raises of one key within `chatterMs` make it chattering. */
-export const chatterRaises = 3;
-export const chatterMs = 60_000;
+const chatterRaises = 3;
+const chatterMs = 60_000;
 /** Entries in each of the ranked lists (top keys, standing, chattering). */
-export const listLength = 10;
+const listLength = 10;
 
 /** One transition as the figures need it. */
 export interface KpiTransition {

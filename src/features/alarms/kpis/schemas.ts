@@ -17,7 +17,7 @@ const Window = Type.Object({
   to: Type.String({ description: 'ISO 8601 UTC, exclusive' }),
 });
 
-export const KpiFiguresSchema = Type.Object({
+const KpiFiguresSchema = Type.Object({
   raised: Type.Object({
     total: Type.Integer({ description: 'Raises: raised and reoccurred transitions (annunciations)' }),
     periods: Type.Integer({ description: '10-minute periods from covered.from; the last may be shorter' }),
