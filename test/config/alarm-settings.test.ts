@@ -70,6 +70,67 @@ describe('PlcAlarms.Targets settings', () => {
       PlcClock: 'Unspecified',
       AcknowledgeMethod: 'AcknowledgeAlarm',
       JournalLength: 10000,
+      Suppression: [],
     });
+  });
+
+  it('Suppression rules: exactly one of Equals, In, NotEquals; Keys not empty; nothing unknown', () => {
+    const rule = (when: object, extra: object = {}) => ({
+      SymbolPath: 'GVL.a',
+      Suppression: [{ Keys: ['CONVEYOR_*'], When: { Symbol: 'GVL.nState', ...when }, ...extra }],
+    });
+    for (const when of [{ Equals: 3 }, { In: [3, 'Maintenance'] }, { NotEquals: true }]) {
+      assert.equal(load(rule(when)).settings.PlcAlarms.Targets.line1?.Suppression.length, 1);
+    }
+    assert.deepEqual(problems(rule({})), [
+      'PlcAlarms.Targets.line1.Suppression[0].When: needs exactly one of Equals, In or NotEquals',
+    ]);
+    assert.deepEqual(problems(rule({ Equals: 3, In: [4] })), [
+      'PlcAlarms.Targets.line1.Suppression[0].When: needs exactly one of Equals, In or NotEquals, found Equals and In',
+    ]);
+    assert.match(
+      problems(rule({ Equals: 3 }, { Keys: [] }))[0] ?? '',
+      /^PlcAlarms\.Targets\.line1\.Suppression\[0\]\.Keys: /,
+    );
+    assert.match(problems(rule({ Equals: 3, Above: 2 }))[0] ?? '', /Above: unknown setting/);
+  });
+});
+
+describe('PlcAlarms shelving settings', () => {
+  const loadShelving = (shelving: object) =>
+    loadConfig(
+      writeSettings({
+        ...minimalSettings,
+        PlcTargets: { line1: { Mode: 'Simulated' } },
+        PlcAlarms: { Targets: {}, ...shelving },
+      }),
+      {},
+    );
+
+  it('defaults: MaxShelveMinutes 480, MaxReasonLength 500, ShelvingJournalLength 1000', () => {
+    const { MaxShelveMinutes, MaxReasonLength, ShelvingJournalLength } = loadShelving({}).settings.PlcAlarms;
+    assert.deepEqual(
+      { MaxShelveMinutes, MaxReasonLength, ShelvingJournalLength },
+      { MaxShelveMinutes: 480, MaxReasonLength: 500, ShelvingJournalLength: 1000 },
+    );
+  });
+
+  it('MaxShelveMinutes 1 to 525600 (a year), MaxReasonLength 1 to 4096', () => {
+    assert.equal(loadShelving({ MaxShelveMinutes: 1 }).settings.PlcAlarms.MaxShelveMinutes, 1);
+    assert.equal(loadShelving({ MaxShelveMinutes: 525_600 }).settings.PlcAlarms.MaxShelveMinutes, 525_600);
+    for (const [setting, bad] of [
+      ['MaxShelveMinutes', 0],
+      ['MaxShelveMinutes', 525_601],
+      ['MaxReasonLength', 0],
+      ['MaxReasonLength', 4097],
+      ['ShelvingJournalLength', 0],
+    ] as const) {
+      assert.throws(
+        () => loadShelving({ [setting]: bad }),
+        (err: Error) =>
+          err instanceof ConfigError && err.problems.some((p) => p.startsWith(`PlcAlarms.${setting}: `)),
+        `${setting} ${bad}`,
+      );
+    }
   });
 });

@@ -53,6 +53,20 @@ export class CliProcess {
     });
   }
 
+  /** Sets the process's clock to `ms` (wall time goes on from there); resolves once it is set. */
+  async setClock(ms: number): Promise<void> {
+    const set = new Promise<void>((done) => {
+      const onMessage = (m: { clockSet?: unknown }): void => {
+        if (m.clockSet !== ms) return;
+        this.child.off('message', onMessage);
+        done();
+      };
+      this.child.on('message', onMessage);
+    });
+    this.child.send({ clockAt: ms });
+    await set;
+  }
+
   /** SIGKILL: no goodbye to Redis, its entries and lease must expire. */
   async kill(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;

@@ -6,5 +6,7 @@ export { alarmArchiveKey } from './archive.ts';
 export type { JournalEntry } from './journal.ts';
 export type { AlarmSource } from './alarm-source.ts';
 export type { Alarm } from './schemas.ts';
+export { parseInclude, type Include } from './management.ts';
+export type { ShelvingEntry } from './shelving.ts';
 export type { AlarmReading } from './reading.ts';
 export { alarmKpisKey } from './kpis/service.ts';

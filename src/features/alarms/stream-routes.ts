@@ -129,8 +129,15 @@ export function alarmStreamRoutes(
       serverMethods: { alarm: 'AlarmTransition', shelving: 'AlarmShelving' },
       open: (connection, request) => {
         const plcId = targetOf(request).id;
-        // The hub URL's own query (a SignalR client keeps it on negotiate and connect); checked at negotiate.
-        const include = hubInclude(request);
+        // The hub URL's own query (a SignalR client keeps it on negotiate and connect). The upgrade is done by
+        // now: a bad name closes the connection with the error after the handshake.
+        let include: Include;
+        try {
+          include = hubInclude(request);
+        } catch (err) {
+          connection.onReady(() => connection.end(`VALIDATION_ERROR: ${(err as Error).message}`));
+          return;
+        }
         connection.onClose(
           openAlarmFeed(connection, {
             service,
@@ -148,12 +155,10 @@ export function alarmStreamRoutes(
   );
 }
 
-/** `include` of a hub request's query; a bad name was refused at negotiate, so here it includes nothing more. */
+/** `include` of a hub request's query; 400 VALIDATION_ERROR for a name not a group. */
 function hubInclude(request: FastifyRequest): Include {
-  const query = new URLSearchParams(request.url.slice(request.url.indexOf('?') + 1 || request.url.length));
-  try {
-    return parseInclude(query.getAll('include'));
-  } catch {
-    return parseInclude(undefined);
-  }
+  const at = request.url.indexOf('?');
+  const query = new URLSearchParams(at < 0 ? '' : request.url.slice(at + 1));
+  const values = query.getAll('include');
+  return parseInclude(values.length === 0 ? undefined : values);
 }

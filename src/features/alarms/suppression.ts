@@ -40,7 +40,7 @@ export function keyPattern(glob: string): RegExp {
 
 type Scalar = string | number | boolean;
 
-/** A PLC value and a configured one are equal as values, or as text (an enum's member, 64-bit integers). */
+/** A PLC value and a configured one are equal as values, or as text (64-bit integers arrive as decimal strings). */
 function same(value: PlcValue, wanted: Scalar): boolean {
   if (value === wanted) return true;
   if (typeof value === 'object' && value !== null) return false;

@@ -101,6 +101,65 @@ describe('alarms', () => {
   });
 });
 
+describe('shelve_alarm', () => {
+  test('a viewer and a token without the PLC are refused; an operator shelves within the bounds, audited', async () => {
+    const args = { plcId: 'line1', code: 'FILLER_OVERTEMP', minutes: 30, reason: 'probe replaced' };
+    assert.equal(
+      errorOf(await (await rig.connect(viewer)).callTool({ name: 'shelve_alarm', arguments: args })).code,
+      'FORBIDDEN',
+    );
+    const elsewhere = { ...operator, sub: 'olga', plc_access: ['line2'] };
+    assert.equal(
+      errorOf(await (await rig.connect(elsewhere)).callTool({ name: 'shelve_alarm', arguments: args })).code,
+      'PLC_ACCESS_DENIED',
+    );
+    const otto = await rig.connect(operator);
+    for (const minutes of [0, 481]) {
+      assert.equal(
+        errorOf(await otto.callTool({ name: 'shelve_alarm', arguments: { ...args, minutes } })).code,
+        'VALIDATION_ERROR',
+        String(minutes),
+      );
+    }
+    const { reason: _, ...noReason } = args;
+    assert.equal(
+      errorOf(await otto.callTool({ name: 'shelve_alarm', arguments: noReason })).code,
+      'VALIDATION_ERROR',
+    );
+    assert.equal(
+      errorOf(await otto.callTool({ name: 'shelve_alarm', arguments: { ...args, code: 'NO_SUCH' } })).code,
+      'ALARM_NOT_FOUND',
+    );
+    const entry = dataOf<{ action: string; by: string; code: string }>(
+      await otto.callTool({ name: 'shelve_alarm', arguments: args }),
+    );
+    assert.deepEqual([entry.action, entry.by, entry.code], ['shelved', 'otto', 'FILLER_OVERTEMP']);
+
+    const list = async (include?: string[]) =>
+      dataOf<{ shelvedCount: number; items: Array<{ code: string; 'x-shelved'?: { by: string } }> }>(
+        await otto.callTool({
+          name: 'list_alarms',
+          arguments: { plcId: 'line1', ...(include ? { include } : {}) },
+        }),
+      );
+    const plain = await list();
+    assert.ok(!plain.items.some((a) => a.code === 'FILLER_OVERTEMP'));
+    assert.equal(plain.shelvedCount, 1);
+    const shown = await list(['shelved']);
+    assert.equal(shown.items.find((a) => a.code === 'FILLER_OVERTEMP')?.['x-shelved']?.by, 'otto');
+
+    const audit = (await (await rig.http('GET', '/api/admin/audit?action=alarm.shelve')).json()) as {
+      data: { items: Array<{ sub: string; target: string; result: string }> };
+    };
+    assert.ok(
+      audit.data.items.some((r) => r.sub === 'otto' && r.result === 'ok' && r.target === 'FILLER_OVERTEMP'),
+    );
+    assert.ok(audit.data.items.some((r) => r.sub === 'vera' && r.result === 'error'));
+    const unshelve = await rig.http('POST', '/api/plcs/line1/alarms/FILLER_OVERTEMP/unshelve');
+    assert.equal(unshelve.status, 200);
+  });
+});
+
 describe('methods and types', () => {
   test('call_method obeys the Rpc.Invokable allow-list and WriteAccess', async () => {
     const otto = await rig.connect(operator);

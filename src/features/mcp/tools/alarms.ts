@@ -1,30 +1,80 @@
-// list_alarms, acknowledge_alarm and alarm_history: the app's one alarm service, as the alarm routes call it.
+// list_alarms, acknowledge_alarm, shelve_alarm and alarm_history: the app's one alarm service, as the alarm routes
+// call it.
 import { Type } from '@sinclair/typebox';
 import { canAccessPlc } from '../../../guards/principal.ts';
+import { parseInclude } from '../../alarms/index.ts';
 import { defineTool, type Tool } from '../tool-kit.ts';
 import { alarmService, type ToolDeps } from './deps.ts';
 import { PlcId, strict } from './inputs.ts';
 import { targetOf } from './plcs.ts';
 
+const Group = Type.Union([
+  Type.Literal('shelved'),
+  Type.Literal('outOfService'),
+  Type.Literal('suppressed'),
+  Type.Literal('all'),
+]);
+
 export function alarmTools({ context }: ToolDeps): Tool[] {
+  const { MaxShelveMinutes, MaxReasonLength } = context.config.settings.PlcAlarms;
   return [
     defineTool({
       name: 'list_alarms',
       title: 'Outstanding alarms',
       description:
         'Outstanding alarms (active, or awaiting acknowledgement) of one PLC, or of every monitored PLC the token ' +
-        'may see when plcId is left out; partial and failedPeers name a PLC that could not be read fresh.',
-      input: Type.Object({ plcId: Type.Optional(PlcId) }, strict),
+        'may see when plcId is left out; partial and failedPeers name a PLC that could not be read fresh. ' +
+        'Shelved, out-of-service and suppressed alarms are left out (and counted) unless include names them.',
+      input: Type.Object(
+        {
+          plcId: Type.Optional(PlcId),
+          include: Type.Optional(
+            Type.Array(Group, { maxItems: 4, description: 'Groups to list too, marked x-shelved etc.' }),
+          ),
+        },
+        strict,
+      ),
       mirrors: 'GET /api/alarms',
       mirrorsFor: ({ plcId }) => (plcId === undefined ? 'GET /api/alarms' : 'GET /api/plcs/:plcId/alarms'),
       readOnly: true,
-      run: (_args, { target, principal, cultures }) => {
+      run: ({ include }, { target, principal, cultures }) => {
         const service = alarmService(context);
         const plcIds =
           target === null
             ? service.plcIds().filter((id) => canAccessPlc(principal, id))
             : [service.monitor(target.id).plcId];
-        return service.list(plcIds, cultures);
+        return service.list(plcIds, cultures, parseInclude(include));
+      },
+    }),
+    defineTool({
+      name: 'shelve_alarm',
+      title: 'Shelve an alarm',
+      description:
+        'Shelves one outstanding alarm by its code for minutes (1 to ' +
+        `${MaxShelveMinutes}) with a reason: it leaves the alarm list, streams and health until the time runs out ` +
+        'or the alarm ends (one-shot). Needs an operator token (WriteAccess); audited and journaled.',
+      input: Type.Object(
+        {
+          plcId: PlcId,
+          code: Type.String({ minLength: 1, description: 'The alarm’s code from list_alarms' }),
+          minutes: Type.Integer({ minimum: 1, maximum: MaxShelveMinutes }),
+          reason: Type.String({ minLength: 1, maxLength: MaxReasonLength }),
+        },
+        strict,
+      ),
+      mirrors: 'POST /api/plcs/:plcId/alarms/:key/shelve',
+      auditTarget: ({ code }) => code,
+      readOnly: false,
+      run: async ({ code, minutes, reason }, { target, principal, note }) => {
+        const entry = await alarmService(context).shelve(
+          targetOf(target).id,
+          code,
+          minutes,
+          reason,
+          principal.sub,
+        );
+        note({ newValue: { minutes, reason: entry.reason, until: entry.until } });
+        return entry;
       },
     }),
     defineTool({
