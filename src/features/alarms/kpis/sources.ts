@@ -55,6 +55,26 @@ export async function readArchive(
   };
 }
 
+/**
+ * The cursor before the first held entry at or after `from` (undefined: from the oldest), found by halving, so a
+ * window at the end of a long journal parses a few entries before it instead of all of them. Entries are in
+ * gateway-time order (appended as they happen).
+ */
+function cursorAt(journal: JournalReader, from: number): number | undefined {
+  const first = journal.readSince(undefined, 1).entries[0];
+  if (first === undefined || Date.parse(first.at) >= from) return undefined;
+  // The entry numbered lo is before `from`; the first entry numbered hi or more is not (or there is none).
+  let lo = first.seq;
+  let hi = journal.newest() + 1;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    const probe = journal.readSince(mid - 1, 1).entries[0];
+    if (probe === undefined || Date.parse(probe.at) >= from) hi = mid;
+    else lo = probe.seq;
+  }
+  return lo;
+}
+
 /** From the journal: the part of [from, to) since which it holds every transition. */
 export function readJournal(
   journal: JournalReader,
@@ -64,14 +84,16 @@ export function readJournal(
   const held = journal.heldSince() ?? window.to;
   const from = Math.min(window.to, Math.max(window.from, held));
   const entries: JournalEntry[] = [];
-  let cursor: number | undefined;
+  let cursor = cursorAt(journal, from);
   for (;;) {
     const page = journal.readSince(cursor, pageLength);
+    let past = false;
     for (const e of page.entries) {
       const at = Date.parse(e.at);
-      if (at >= from && at < window.to) entries.push(e);
+      if (at >= window.to) past = true;
+      else if (at >= from) entries.push(e);
     }
-    if (page.entries.length === 0 || entries.length > options.max) break;
+    if (page.entries.length === 0 || past || entries.length > options.max) break;
     cursor = page.nextAfter;
   }
   const cut = bounded(entries, options.max, window.to);

@@ -345,3 +345,36 @@ describe('what a replica’s copy of the shared journal covers', () => {
     assert.deepEqual([read.from, read.limitedBy, read.entries.length], [T0 + 2 * min, 'journal', 2]);
   });
 });
+
+describe('reading a window of a long journal', () => {
+  test('parses the window’s entries and a few to find it, not every entry before it', () => {
+    const journal = new AlarmJournal(5000, T0);
+    for (let i = 0; i < 5000; i++)
+      journal.append({ at: new Date(T0 + i * s).toISOString(), kind: 'raised', reading: reading(`K${i}`) });
+    let parsed = 0;
+    const counting = {
+      newest: () => journal.newest(),
+      holdsAfter: (seq: number) => journal.holdsAfter(seq),
+      heldSince: () => journal.heldSince(),
+      readSince: (after: number | undefined, limit: number) => {
+        const page = journal.readSince(after, limit);
+        parsed += page.entries.length;
+        return page;
+      },
+    };
+    for (const [from, to, expected] of [
+      [T0 + 4990 * s, T0 + 5000 * s, 10],
+      [T0, T0 + 10 * s, 10],
+      [T0 + 2500 * s, T0 + 2500 * s + 1, 1],
+      [T0 + 6000 * s, T0 + 7000 * s, 0],
+    ] as const) {
+      parsed = 0;
+      const read = readJournal(counting, { from, to }, { max: 100 });
+      assert.deepEqual(
+        read.entries.map((e) => Date.parse(e.at)),
+        Array.from({ length: expected }, (_, i) => from + i * s),
+      );
+      assert.ok(parsed <= 1000 + 2 * 14, `${parsed} entries parsed for [${from}, ${to})`);
+    }
+  });
+});
