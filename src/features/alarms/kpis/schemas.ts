@@ -109,7 +109,8 @@ export type PlcKpis = Static<typeof PlcKpis>;
 export const FleetKpis = Type.Object({
   requested: Window,
   covered: Type.Object(Window.properties, {
-    description: 'The part of the window every listed PLC covers: what figures are computed over',
+    description:
+      'The part of the window every listed PLC covers (one covering nothing aside): what figures are over',
   }),
   plcs: Type.Array(Type.Omit(PlcKpis, ['benchmarks'])),
   figures: KpiFiguresSchema,

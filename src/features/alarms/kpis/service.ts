@@ -100,8 +100,11 @@ export class AlarmKpis {
   async fleet(plcIds: readonly string[], query: KpiWindowQuery): Promise<FleetKpis> {
     const { requested, read, at } = this.window(query);
     const parts = await Promise.all(plcIds.map((id) => this.#plc(id, requested, read, at)));
-    const from = Math.max(read.from, ...parts.map((p) => p.read.from));
-    const to = Math.max(from, Math.min(read.to, ...parts.map((p) => p.read.to)));
+    // A PLC covering nothing (a shared journal not started: no transition yet) holds nothing to count and does
+    // not narrow the others' window.
+    const covering = parts.filter((p) => p.read.to > p.read.from);
+    const from = Math.max(read.from, ...covering.map((p) => p.read.from));
+    const to = Math.max(from, Math.min(read.to, ...covering.map((p) => p.read.to)));
     const transitions = parts
       .flatMap((p) => p.transitions)
       .filter((t) => t.at >= from && t.at < to)

@@ -8,7 +8,13 @@ import {
   sharedEntry,
   type SharedEntry,
 } from '../../../../src/features/alarms/cluster/journal-mirror.ts';
-import { AlarmJournal, type JournalEntry } from '../../../../src/features/alarms/journal.ts';
+import {
+  AlarmJournal,
+  type JournalEntry,
+  type JournalReader,
+} from '../../../../src/features/alarms/journal.ts';
+import { AlarmKpis } from '../../../../src/features/alarms/kpis/service.ts';
+import type { AlarmService } from '../../../../src/features/alarms/service.ts';
 import { assessRate } from '../../../../src/features/alarms/kpis/benchmarks.ts';
 import { computeKpis, percentile, type KpiTransition } from '../../../../src/features/alarms/kpis/figures.ts';
 import { readArchive, readJournal } from '../../../../src/features/alarms/kpis/sources.ts';
@@ -376,5 +382,38 @@ describe('reading a window of a long journal', () => {
       );
       assert.ok(parsed <= 1000 + 2 * 14, `${parsed} entries parsed for [${from}, ${to})`);
     }
+  });
+});
+
+describe('the fleet window', () => {
+  test('a PLC whose journal covers nothing yet does not narrow the others’ window', async () => {
+    const busy = new AlarmJournal(100, T0);
+    busy.append({ at: new Date(T0 + min).toISOString(), kind: 'raised', reading: reading('B1') });
+    const unstarted = new JournalMirror(100, T0);
+    const journals = new Map<string, JournalReader>([
+      ['busy', busy],
+      ['quiet', unstarted],
+    ]);
+    const alarms = {
+      monitor: (plcId: string) => ({ plcId, journal: journals.get(plcId), outstanding: () => [] }),
+      view: () => ({ counts: { shelved: 0, outOfService: 0, suppressed: 0 } }),
+    } as unknown as AlarmService;
+    const kpis = new AlarmKpis({
+      alarms,
+      settings: { DefaultWindowHours: 24, MaxWindowDays: 31, MaxTransitions: 1000 },
+      retentionDays: 30,
+      now: () => T0 + h,
+      archive: () => undefined,
+    });
+    const fleet = await kpis.fleet(['busy', 'quiet'], {});
+    assert.deepEqual(
+      fleet.plcs.map((p) => [p.plcId, p.covered.from, p.covered.to]),
+      [
+        ['busy', new Date(T0).toISOString(), new Date(T0 + h).toISOString()],
+        ['quiet', new Date(T0 + h).toISOString(), new Date(T0 + h).toISOString()],
+      ],
+    );
+    assert.deepEqual(fleet.covered, { from: new Date(T0).toISOString(), to: new Date(T0 + h).toISOString() });
+    assert.equal(fleet.figures.raised.total, 1);
   });
 });
