@@ -40,7 +40,10 @@ function resolvePath(contentRoot: string, path: string | undefined): string | un
   return path === undefined || isAbsolute(path) ? path : resolve(contentRoot, path);
 }
 
-/** Scenario, FileRoot, TextCatalog, the auth key files and the Redis TLS files are relative to the content root. */
+/**
+ * Scenario, FileRoot, TextCatalog, ShelvingStateFile, the auth key files and the Redis TLS files are relative to the
+ * content root.
+ */
 function resolvePaths(settings: Settings, contentRoot: string): void {
   for (const target of Object.values(settings.PlcTargets)) {
     if (target.Scenario !== undefined) target.Scenario = resolvePath(contentRoot, target.Scenario);
@@ -48,6 +51,8 @@ function resolvePaths(settings: Settings, contentRoot: string): void {
   }
   const alarms = settings.PlcAlarms;
   if (alarms.TextCatalog !== undefined) alarms.TextCatalog = resolvePath(contentRoot, alarms.TextCatalog);
+  if (alarms.ShelvingStateFile !== undefined)
+    alarms.ShelvingStateFile = resolvePath(contentRoot, alarms.ShelvingStateFile);
   const auth = settings.Auth;
   if (auth.JwksFile !== undefined) auth.JwksFile = resolvePath(contentRoot, auth.JwksFile);
   if (auth.PublicKeyFile !== undefined) auth.PublicKeyFile = resolvePath(contentRoot, auth.PublicKeyFile);

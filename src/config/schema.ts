@@ -245,6 +245,13 @@ export const SettingsSchema = Type.Object(
           default: 500,
           description: 'Longest reason of a shelve or an out-of-service (characters)',
         }),
+        ShelvingStateFile: Type.Optional(
+          Type.String({
+            minLength: 1,
+            description:
+              'Without Cluster.Redis: the JSON file where shelves and out-of-service states survive restarts',
+          }),
+        ),
         ShelvingJournalLength: Type.Integer({
           minimum: 1,
           maximum: 1_000_000,

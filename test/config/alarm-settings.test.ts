@@ -115,6 +115,11 @@ describe('PlcAlarms shelving settings', () => {
     );
   });
 
+  it('ShelvingStateFile resolves against the folder of the settings file', () => {
+    const config = loadShelving({ ShelvingStateFile: 'data/shelving.json' });
+    assert.equal(config.settings.PlcAlarms.ShelvingStateFile, `${config.contentRoot}/data/shelving.json`);
+  });
+
   it('MaxShelveMinutes 1 to 525600 (a year), MaxReasonLength 1 to 4096', () => {
     assert.equal(loadShelving({ MaxShelveMinutes: 1 }).settings.PlcAlarms.MaxShelveMinutes, 1);
     assert.equal(loadShelving({ MaxShelveMinutes: 525_600 }).settings.PlcAlarms.MaxShelveMinutes, 525_600);

@@ -19,6 +19,9 @@ import {
 } from './schemas.ts';
 import { notificationServiceKey } from '../notifications/index.ts';
 import { sharedShelving } from './cluster/shared-shelving.ts';
+import type { DeadlineClock } from '../../http/streams/token-deadlines.ts';
+import { ShelvingFile } from './shelving-file.ts';
+import { LocalShelving } from './shelving.ts';
 import { parseInclude } from './management.ts';
 import { shelvingRoutes } from './shelving-routes.ts';
 import { AlarmLeases } from './cluster/alarm-leases.ts';
@@ -71,7 +74,18 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
     app.addHook('onClose', () => leases.stop());
   }
   const sources = leases?.sources({ log: app.log, now });
-  const shelving = cluster && sharedShelving(cluster.cluster, alarmSettings, app.log);
+  // Replicas share shelving in Redis; one gateway keeps it in memory, and in a file when one is set.
+  const stateFile = alarmSettings.ShelvingStateFile;
+  const file =
+    !cluster && stateFile !== undefined && config.features.Alarms ? new ShelvingFile(stateFile) : undefined;
+  const shelving = cluster
+    ? sharedShelving(cluster.cluster, alarmSettings, app.log)
+    : file &&
+      ((plcId: string, clock: DeadlineClock) =>
+        new LocalShelving(clock, alarmSettings.ShelvingJournalLength, {
+          book: file.book(plcId),
+          log: app.log,
+        }));
   const service = new AlarmService(registry, alarmSettings, {
     log: app.log,
     now,

@@ -185,20 +185,45 @@ export abstract class ShelvingBook {
   protected abstract expire(code: string, shelve: Shelve): void;
 }
 
-/** The shelving book of one PLC in one process, with its journal in a ring. */
+export interface SavedBook {
+  readonly shelved: ReadonlyMap<string, Shelve>;
+  readonly outOfService: ReadonlyMap<string, OutOfService>;
+}
+
+/** One PLC's part of a state file: what it held at start-up, and how to write what it holds now. */
+export interface BookFile {
+  readonly saved: SavedBook;
+  save(book: SavedBook): void;
+}
+
+/** Where a book in one process reports a state it could not write to its file. */
+export interface ShelvingLog {
+  error(fields: object, message: string): void;
+}
+
+/** The shelving book of one PLC in one process, with its journal in a ring, and its state in a file if set. */
 export class LocalShelving extends ShelvingBook implements ShelvingStore {
   readonly #ring: ShelvingEntry[] = [];
   readonly #capacity: number;
+  readonly #file: BookFile | undefined;
+  readonly #log: ShelvingLog | undefined;
   #seq: number;
 
-  constructor(clock: DeadlineClock, capacity: number) {
+  constructor(clock: DeadlineClock, capacity: number, file?: { book: BookFile; log: ShelvingLog }) {
     super(clock);
     this.#capacity = capacity;
+    this.#file = file?.book;
+    this.#log = file?.log;
     // Numbers only grow, also across restarts: they start from the start time in microseconds.
     this.#seq = Math.floor(clock.now()) * 1000;
   }
 
+  /** Takes up the state the file kept; a shelve that ran out meanwhile ends (expired, at its until) at once. */
   start(): Promise<void> {
+    if (this.#file !== undefined) {
+      this.replace(this.#file.saved.shelved, this.#file.saved.outOfService);
+      this.version();
+    }
     return Promise.resolve();
   }
 
@@ -245,7 +270,21 @@ export class LocalShelving extends ShelvingBook implements ShelvingStore {
     this.#ring.push(entry);
     if (this.#ring.length > this.#capacity) this.#ring.shift();
     this.apply(entry);
+    this.#save();
     return entry;
+  }
+
+  #save(): void {
+    if (this.#file === undefined) return;
+    const shelved = new Map<string, Shelve>();
+    for (const [code, { by, at, until, reason }] of this.shelves)
+      shelved.set(code, { by, at, until, reason });
+    try {
+      this.#file.save({ shelved, outOfService: this.outs });
+    } catch (err) {
+      // Kept in memory: it holds until a restart, and the next change tries the file again.
+      this.#log?.error({ err: (err as Error).message }, 'alarm shelving state not written to its file');
+    }
   }
 }
 

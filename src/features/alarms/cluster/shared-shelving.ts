@@ -3,6 +3,7 @@
 // script that also publishes it, so every replica's copy (and its stream clients) learns of it. Every replica
 // times the shelves it knows of and asks Redis to end one whose time ran out: the script ends it only while it is
 // due, so it ends once, on time, whichever replicas are alive.
+import { Value } from '@sinclair/typebox/value';
 import type { Settings } from '../../../config/schema.ts';
 import { clusterKey, type Cluster } from '../../../cluster/cluster.ts';
 import { luaScript } from '../../../cluster/redis-link.ts';
@@ -10,6 +11,7 @@ import { clusterUnavailable } from '../../../cluster/redis-unavailable.ts';
 import { isAppError } from '../../../errors.ts';
 import type { DeadlineClock } from '../../../http/streams/token-deadlines.ts';
 import type { AlarmLog } from '../monitor.ts';
+import { ShelvingEntry as ShelvingEntrySchema } from '../schemas.ts';
 import type { ShelvingFactory } from '../service.ts';
 import {
   ShelvingBook,
@@ -55,8 +57,20 @@ redis.call('PUBLISH', ARGV[1], '{"plcId":' .. cjson.encode(ARGV[6]) .. ',"entry"
 return entry
 `);
 
-/** How many recent changes a copy remembers having applied (its own come back published). */
-const recentSeqs = 1024;
+/** A change as Redis holds it, when it is one (Redis is shared: what it holds is checked before it is used). */
+function entryOf(text: string | undefined): ShelvingEntry | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return Value.Check(ShelvingEntrySchema, value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The hash field a change is about: `s:<key>` (shelving) or `o:<key>` (service). */
+const fieldOf = (e: ShelvingEntry): string =>
+  `${e.action === 'shelved' || e.action === 'unshelved' ? 's' : 'o'}:${e.code}`;
 
 class SharedShelving extends ShelvingBook implements ShelvingStore {
   readonly #plcId: string;
@@ -64,7 +78,12 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
   readonly #keys: ReturnType<typeof shelvingKeys>;
   readonly #journalLength: number;
   readonly #log: AlarmLog;
-  readonly #applied = new Set<number>();
+  /**
+   * The seq of the last change applied per field. A replica applies its own changes when the script answers and
+   * gets them again published, and a published change may arrive after a later one answered: what is not newer
+   * than the field's last change is old news.
+   */
+  readonly #applied = new Map<string, number>();
   #offRestored: (() => void) | undefined;
 
   constructor(plcId: string, cluster: Cluster, clock: DeadlineClock, journalLength: number, log: AlarmLog) {
@@ -90,9 +109,9 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
 
   /** A change published by any replica. */
   take(entry: ShelvingEntry): void {
-    if (this.#applied.has(entry.seq)) return;
-    this.#applied.add(entry.seq);
-    if (this.#applied.size > recentSeqs) this.#applied.delete(this.#applied.values().next().value ?? 0);
+    const field = fieldOf(entry);
+    if ((this.#applied.get(field) ?? 0) >= entry.seq) return;
+    this.#applied.set(field, entry.seq);
     this.apply(entry);
   }
 
@@ -127,8 +146,8 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
       });
     const items = rows.flatMap(([, fields]) => {
       const i = fields.indexOf('e');
-      const text = i >= 0 ? fields[i + 1] : undefined;
-      return text === undefined ? [] : [JSON.parse(text) as ShelvingEntry];
+      const entry = entryOf(i >= 0 ? fields[i + 1] : undefined);
+      return entry === undefined ? [] : [entry];
     });
     return { items, nextAfter: items.at(-1)?.seq ?? after ?? 0 };
   }
@@ -171,7 +190,8 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
       throw clusterUnavailable('Alarm shelving is kept in the shared Redis.', err);
     }
     if (typeof answer !== 'string') return undefined;
-    const entry = JSON.parse(answer) as ShelvingEntry;
+    const entry = entryOf(answer);
+    if (entry === undefined) throw clusterUnavailable('Alarm shelving is kept in the shared Redis.', answer);
     // Applied now, so this replica answers with it at once; the published copy is then skipped.
     this.take(entry);
     return entry;
@@ -182,8 +202,18 @@ class SharedShelving extends ShelvingBook implements ShelvingStore {
       const all = await this.#cluster.link.run('alarm-shelving', (r) => r.hgetall(this.#keys.state));
       const shelves = new Map<string, Shelve>();
       const outs = new Map<string, OutOfService>();
+      // Redis may have come back empty, numbering from 1 again: the fields' last changes are what it holds now.
+      this.#applied.clear();
       for (const [field, text] of Object.entries(all)) {
-        const e = JSON.parse(text) as ShelvingEntry;
+        const e = entryOf(text);
+        if (e === undefined || fieldOf(e) !== field) {
+          this.#log.warn(
+            { plcId: this.#plcId, field },
+            'alarm shelving field in Redis is not a change: ignored',
+          );
+          continue;
+        }
+        this.#applied.set(field, e.seq);
         const record = { by: e.by ?? '', at: e.at, reason: e.reason ?? '' };
         if (field.startsWith('s:') && e.until !== undefined)
           shelves.set(e.code, { ...record, until: e.until });
@@ -207,14 +237,17 @@ export function sharedShelving(
 ): ShelvingFactory {
   const books = new Map<string, SharedShelving>();
   void cluster.subscribe(channel, (message) => {
-    let parsed: { plcId?: unknown; entry?: ShelvingEntry };
+    let parsed: { plcId?: unknown; entry?: unknown };
     try {
       parsed = JSON.parse(message) as typeof parsed;
     } catch {
       return;
     }
     const book = typeof parsed.plcId === 'string' ? books.get(parsed.plcId) : undefined;
-    if (book !== undefined && parsed.entry !== undefined) book.take(parsed.entry);
+    const entry = Value.Check(ShelvingEntrySchema, parsed.entry)
+      ? (parsed.entry as ShelvingEntry)
+      : undefined;
+    if (book !== undefined && entry !== undefined) book.take(entry);
   });
   return (plcId, clock) => {
     const book = new SharedShelving(plcId, cluster, clock, settings.ShelvingJournalLength, log);
