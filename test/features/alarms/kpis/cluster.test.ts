@@ -55,13 +55,12 @@ describe('cluster: alarm KPIs from the shared journal on every replica', () => {
 
   it('both replicas count the same raises over the same covered start, and a shelve taken elsewhere', async () => {
     const [k1, k2] = replicas as [CliProcess, CliProcess];
-    const [c1, c2] = await Promise.all(
-      [k1, k2].map(async (via) => {
-        const s = await new RawSse(`${via.url}/api/plcs/line1/alarms/stream`, headers).opened();
-        streams.push(s);
-        return s;
-      }),
-    );
+    const open = async (via: CliProcess): Promise<RawSse> => {
+      const s = await new RawSse(`${via.url}/api/plcs/line1/alarms/stream`, headers).opened();
+      streams.push(s);
+      return s;
+    };
+    const [c1, c2] = await Promise.all([open(k1), open(k2)]);
     await writeSlot(k1, headers, 1, entry({ sKey: 'PUMP_DRY', NeedsAck: false }));
     await writeSlot(k1, headers, 2, entry({ sKey: 'VALVE_STUCK', NeedsAck: false }));
     await Promise.all([c1, c2].map((c) => c.next(alarmEvent('raised', 'VALVE_STUCK'))));
