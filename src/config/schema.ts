@@ -265,6 +265,14 @@ export const SettingsSchema = Type.Object(
           default: 1000,
           description: 'Shelving and out-of-service changes kept per PLC for GET .../alarms/shelving',
         }),
+        Kpis: Type.Object(
+          {
+            DefaultWindowHours: PositiveInt(24, 'the KPI window when from is not given'),
+            MaxWindowDays: PositiveInt(31, 'longest KPI window (to - from)'),
+            MaxTransitions: PositiveInt(200_000, 'transitions read per PLC for one KPI answer'),
+          },
+          { additionalProperties: false, default: {} },
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -28,3 +28,4 @@ export interface ConsoleSettings {
   roleClaim: string;
   features: Record<string, boolean>;
 }
+export type { FleetKpis, PlcKpis } from '../../../src/features/alarms/kpis/schemas.ts';

@@ -1,10 +1,11 @@
 // The fleet's outstanding alarms, kept live from the alarm stream (GET /api/alarms/stream). The first connection
 // asks for a resync (the current list, atomically with the stream's position); after a drop the console
 // reconnects with Last-Event-ID, so the gateway replays exactly the transitions it missed: none is lost and
-// none is applied twice. A gateway without the stream is polled instead.
+// none is applied twice. A gateway without the stream is polled instead. The list is the default view: an alarm
+// shelved, taken out of service or suppressed leaves it (`shelving` events), and rejoins it when that ends.
 import { signal } from '@preact/signals';
 import { useEffect } from 'preact/hooks';
-import { api, ApiError, describeError } from '../api/http.ts';
+import { api, ApiError, describeError, plcPath } from '../api/http.ts';
 import type { Alarm, AlarmList } from '../api/types.ts';
 import { onSignOut, session } from '../auth/session.ts';
 import { openEventStream, readEvents } from './sse.ts';
@@ -17,12 +18,15 @@ export interface AlarmFeed {
   error: string | undefined;
   /** Transitions applied since the feed started (a resync replaces the list and is not counted). */
   applied: number;
+  /** Grows with every `shelving` event: what shows the groups loads them again. */
+  managed: number;
 }
 
 const list = signal<AlarmList | undefined>(undefined);
 const status = signal<FeedStatus>('connecting');
 const error = signal<string | undefined>(undefined);
 const applied = signal(0);
+const managed = signal(0);
 
 // Not a journal cursor: the gateway answers it with `resync` (the current list), then live transitions.
 const resyncCursor = 'resync';
@@ -42,6 +46,44 @@ function apply(kind: string, alarm: Alarm): void {
   }
   list.value = { ...current, items, count: items.length };
   applied.value++;
+}
+
+/** A `shelving` event: one alarm's shelve or service state, or a suppression rule turning on or off. */
+interface ShelvingEvent {
+  plcId: string;
+  action: string;
+  code?: string;
+  keys?: string[];
+}
+
+const hides = new Set(['shelved', 'outOfService', 'suppressed']);
+
+/**
+ * An alarm leaving the default view goes from the list; one rejoining it is read from the PLC's list (the stream
+ * sent none of its transitions while it was away), and only that alarm is taken from it.
+ */
+async function manage(event: ShelvingEvent): Promise<void> {
+  managed.value++;
+  const keys = new Set(event.keys ?? (event.code === undefined ? [] : [event.code]));
+  const current = list.value;
+  if (current === undefined || keys.size === 0) return;
+  if (hides.has(event.action)) {
+    const items = current.items.filter((a) => !(a.scope === event.plcId && keys.has(a.code)));
+    list.value = { ...current, items, count: items.length };
+    return;
+  }
+  let fresh: AlarmList;
+  try {
+    fresh = await api.get<AlarmList>(plcPath(event.plcId, 'alarms'));
+  } catch {
+    return;
+  }
+  const latest = list.value;
+  if (latest === undefined) return;
+  const rejoined = fresh.items.filter((a) => keys.has(a.code));
+  const items = latest.items.filter((a) => !(a.scope === event.plcId && keys.has(a.code)));
+  items.push(...rejoined);
+  list.value = { ...latest, items, count: items.length };
 }
 
 async function poll(signal: AbortSignal): Promise<void> {
@@ -75,6 +117,8 @@ async function follow(signal: AbortSignal): Promise<void> {
             const frame = JSON.parse(e.data) as { kind: string; alarm: Alarm };
             apply(frame.kind, frame.alarm);
             status.value = 'live';
+          } else if (e.event === 'shelving') {
+            void manage(JSON.parse(e.data) as ShelvingEvent);
           } else if (e.event === 'gap') {
             // Events were dropped for this client: start over from the current list.
             lastEventId = resyncCursor;
@@ -135,5 +179,11 @@ export function useAlarms(): AlarmFeed {
       if (--users === 0) stop();
     };
   }, []);
-  return { list: list.value, status: statusText[status.value], error: error.value, applied: applied.value };
+  return {
+    list: list.value,
+    status: statusText[status.value],
+    error: error.value,
+    applied: applied.value,
+    managed: managed.value,
+  };
 }

@@ -1,9 +1,12 @@
 // Alarms: the fleet's outstanding alarms with severity, status, times and description; filters; acknowledge
-// (WriteAccess) with the result shown; and the journal of one PLC.
+// and shelve (WriteAccess) with the result shown; the shelved, out-of-service and suppressed groups; the KPI
+// panel; and the journal of one PLC.
 import { useState } from 'preact/hooks';
 import { api, describeError, plcPath } from '../api/http.ts';
 import type { Alarm, AlarmList, HistoryItem } from '../api/types.ts';
 import { session } from '../auth/session.ts';
+import { AlarmKpiPanel } from '../components/alarm-kpis.tsx';
+import { AlarmGroups, ShelveButton } from '../components/alarm-shelving.tsx';
 import { SeverityBadge } from '../components/badges.tsx';
 import { useAlarms } from '../live/alarm-feed.ts';
 import { usePoll } from '../live/use-live.ts';
@@ -159,7 +162,7 @@ function AlarmTable({ alarms }: { alarms: Alarm[] }) {
             <th scope="col">Description</th>
             <th scope="col">Status</th>
             <th scope="col">Occurred</th>
-            {canAck && <th scope="col">Acknowledge</th>}
+            {canAck && <th scope="col">Actions</th>}
           </tr>
         </thead>
         <tbody>
@@ -193,7 +196,7 @@ function AlarmTable({ alarms }: { alarms: Alarm[] }) {
               </td>
               {canAck && (
                 <td>
-                  <AckButton alarm={a} />
+                  <AckButton alarm={a} /> <ShelveButton alarm={a} />
                 </td>
               )}
             </tr>
@@ -288,6 +291,8 @@ function Alarms({ plcId }: { plcId: string | undefined }) {
       ) : (
         <AlarmTable alarms={shown} />
       )}
+      <AlarmGroups plcId={plcId} changes={feed.managed} />
+      <AlarmKpiPanel plcId={plcId} />
       {plcId !== undefined && <Journal plcId={plcId} />}
     </section>
   );

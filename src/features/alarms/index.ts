@@ -9,3 +9,4 @@ export type { Alarm } from './schemas.ts';
 export { parseInclude, type Include } from './management.ts';
 export type { ShelvingEntry } from './shelving.ts';
 export type { AlarmReading } from './reading.ts';
+export { alarmKpisKey } from './kpis/service.ts';

@@ -28,6 +28,11 @@ export interface JournalReader {
   newest(): number;
   /** Whether every entry after `seq` is still held, so a client at `seq` can be brought up to date. */
   holdsAfter(seq: number): boolean;
+  /**
+   * Since when (Unix ms) every transition is held: the journal's start while nothing was dropped, else the
+   * oldest held entry's time; undefined while nothing is known to be held (a copy before the journal starts).
+   */
+  heldSince(): number | undefined;
 }
 
 /** What the monitor appends to; held in memory here (one per PLC). */
@@ -126,6 +131,19 @@ export class EntryRing {
     return seq >= this.#firstSeq && seq <= this.#lastSeq && seq >= this.#oldest() - 1;
   }
 
+  /**
+   * Since when every entry is held (see JournalReader): numbers begin at the start time in microseconds, so
+   * while nothing was dropped that is the start; else the oldest held entry's time.
+   */
+  heldSince(): number | undefined {
+    if (this.holdsAfter(this.#firstSeq)) return Math.floor(this.#firstSeq / 1000);
+    for (let seq = this.#oldest(); seq <= this.#lastSeq; seq++) {
+      const held = this.entry(seq);
+      if (held !== undefined) return Date.parse(held.at);
+    }
+    return undefined;
+  }
+
   /** Entries with seq > `after` (all held when undefined), oldest first, at most `limit`; rejected ones left out. */
   since(after: number | undefined, limit: number): JournalEntry[] {
     const n = this.#texts.length;
@@ -171,6 +189,10 @@ export class AlarmJournal implements TransitionJournal {
 
   holdsAfter(seq: number): boolean {
     return this.#ring.holdsAfter(seq);
+  }
+
+  heldSince(): number | undefined {
+    return this.#ring.heldSince();
   }
 
   readSince(after: number | undefined, limit: number): JournalPage {

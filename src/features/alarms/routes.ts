@@ -29,6 +29,8 @@ import { AlarmListBodies } from './list-body.ts';
 import { alarmArchiveKey } from './archive.ts';
 import { AlarmService, alarmServiceKey } from './service.ts';
 import { alarmStreamRoutes } from './stream-routes.ts';
+import { alarmKpiRoutes } from './kpis/routes.ts';
+import { AlarmKpis, alarmKpisKey } from './kpis/service.ts';
 import { emptyCatalog, loadTextCatalog, parseAcceptLanguage } from './text-catalog.ts';
 
 const HealthStatus = Type.Union([
@@ -210,6 +212,16 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
 
   shelvingRoutes(app, service, alarmSettings, monitored);
   alarmStreamRoutes(app, context, service, monitored);
+
+  const kpis = new AlarmKpis({
+    alarms: service,
+    settings: alarmSettings.Kpis,
+    retentionDays: config.settings.History.RetentionDays,
+    now,
+    archive: () => services.find(alarmArchiveKey),
+  });
+  services.provide(alarmKpisKey, kpis);
+  alarmKpiRoutes(app, kpis, service, monitored);
 
   app.get(
     '/health/alarms',

@@ -242,6 +242,11 @@ export class JournalMirror implements JournalReader {
     return entries.length > 0 || this.#bySeq.size + this.#byValue.size === 0 ? [...entries] : undefined;
   }
 
+  /** Undefined until the journal starts (nothing happened on the PLC yet, or this copy has not loaded it). */
+  heldSince(): number | undefined {
+    return this.#epoch === undefined ? undefined : this.#journal.heldSince();
+  }
+
   /**
    * Also true for a cursor a little ahead of this copy within the epoch: a client resuming here may have seen,
    * on the replica it came from, entries this copy has not taken yet; it is sent only what follows its cursor.

@@ -54,6 +54,10 @@ class UnkeptJournal implements TransitionJournal {
     return false;
   }
 
+  heldSince(): undefined {
+    return undefined;
+  }
+
   readSince(after: number | undefined): JournalPage {
     return pageOf(after, this.#newest, []);
   }

@@ -2,6 +2,7 @@
 import type { Tool } from '../tool-kit.ts';
 import type { ToolDeps } from './deps.ts';
 import { alarmTools } from './alarms.ts';
+import { alarmKpiTools } from './alarm-kpis.ts';
 import { deviceTools } from './device.ts';
 import { etherCatTools } from './ethercat.ts';
 import { historyTools } from './history.ts';
@@ -20,6 +21,7 @@ export function allTools(deps: ToolDeps): Tool[] {
     ...symbolTools(deps),
     ...deviceTools(),
     ...alarmTools(deps),
+    ...alarmKpiTools(deps),
     ...historyTools(deps),
     ...etherCatTools(deps),
     ...methodTools(deps),
