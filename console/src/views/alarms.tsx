@@ -1,9 +1,10 @@
 // Alarms: the fleet's outstanding alarms with severity, status, times and description; filters; acknowledge
-// (WriteAccess) with the result shown; and the journal of one PLC.
+// (WriteAccess) with the result shown; and the journal of one PLC with its history by date.
 import { useState } from 'preact/hooks';
 import { api, describeError, plcPath } from '../api/http.ts';
 import type { Alarm, AlarmList, HistoryItem } from '../api/types.ts';
 import { session } from '../auth/session.ts';
+import { AlarmHistory } from '../components/alarm-history.tsx';
 import { SeverityBadge } from '../components/badges.tsx';
 import { useAlarms } from '../live/alarm-feed.ts';
 import { usePoll } from '../live/use-live.ts';
@@ -289,6 +290,7 @@ function Alarms({ plcId }: { plcId: string | undefined }) {
         <AlarmTable alarms={shown} />
       )}
       {plcId !== undefined && <Journal plcId={plcId} />}
+      {plcId !== undefined && <AlarmHistory plcId={plcId} />}
     </section>
   );
 }

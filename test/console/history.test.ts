@@ -1,0 +1,196 @@
+// The console over a gateway that records history (SQLite), in a real browser: the trend of a pinned symbol shows
+// its recorded past after a reload and fetches finer buckets when zoomed; the alarm view pages through the alarm
+// history of a date window.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { mintToken } from '../helpers/tokens.ts';
+import { SimulatedTarget } from '../../src/targets/simulated/index.ts';
+import { assertAccessible, openConsole, screenshot, type ConsolePage } from './browser.ts';
+import { gatewaySettings, launchBrowser, startGateway, type Gateway } from './harness.ts';
+
+describe('console with history', () => {
+  let gateway: Gateway;
+  let browser: Browser;
+  let admin: string;
+  let dir: string;
+  const pages: ConsolePage[] = [];
+  const open = async (options: Parameters<typeof openConsole>[2]): Promise<ConsolePage> => {
+    const opened = await openConsole(browser, gateway.url, options);
+    pages.push(opened);
+    return opened;
+  };
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${admin}` } });
+    const text = await response.text();
+    assert.ok(response.ok, `GET ${path}: ${response.status} ${text}`);
+    return (JSON.parse(text) as { data: T }).data;
+  };
+  const post = async (path: string): Promise<void> => {
+    const response = await fetch(`${gateway.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    assert.ok(response.ok, `POST ${path}: ${response.status} ${await response.text()}`);
+  };
+  /** Polls the gateway until `probe` holds (each poll an HTTP round trip: no timer guesses). */
+  const until = async (probe: () => Promise<boolean>): Promise<void> => {
+    while (!(await probe())) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'console-history-'));
+    const base = gatewaySettings();
+    [gateway, browser] = await Promise.all([
+      startGateway({
+        ...base,
+        Features: { ...(base.Features as object), History: true },
+        History: {
+          Path: join(dir, 'history.db'),
+          FlushIntervalMs: 20,
+          Targets: { line1: { Symbols: [{ Path: 'MAIN.nSpeed' }] } },
+        },
+        RateLimiting: {
+          NotificationConnections: 100,
+          HistoryQueries: 1000,
+          GlobalPerUser: 1_000_000,
+          AlarmReads: 1_000_000,
+        },
+      }),
+      launchBrowser(),
+    ]);
+    admin = await mintToken({ sub: 'alice', name: 'Alice Admin' });
+  });
+  after(async () => {
+    await browser?.close();
+    await gateway?.close();
+    rmSync(dir, { recursive: true, force: true });
+    // A pinned symbol that is not recorded answers 404 by design; anything else is a fault.
+    const faults = pages
+      .flatMap((p) => p.errors)
+      .filter((e) => !/^Failed to load resource: .* 40[0-9] /.test(e));
+    assert.deepEqual(faults, [], 'console errors in the page');
+  });
+
+  it('shows the recorded past of a pinned symbol after a reload, then zooms into finer buckets', async () => {
+    const line1 = gateway.registry.get('line1');
+    assert.ok(line1 instanceof SimulatedTarget);
+    // Recorded: the value at start (1500), then three changes; the spike 4242 is gone from the live value.
+    for (const value of [111, 4242, 333]) await line1.writeMany([{ symbol: 'MAIN.nSpeed', value }]);
+    const window = () => {
+      const now = Date.now();
+      return `from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + 1000).toISOString()}`;
+    };
+    await until(async () => {
+      const answer = await get<{ series: Array<{ samples: unknown[] }> }>(
+        `/api/plcs/line1/history?symbols=MAIN.nSpeed&aggregate=raw&${window()}`,
+      );
+      return (answer.series[0]?.samples.length ?? 0) >= 4;
+    });
+
+    const { page } = await open({ token: admin, route: '/plc/line1/MAIN.nSpeed' });
+    await page.getByRole('heading', { name: 'MAIN.nSpeed', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Pin to watch list' }).click();
+    await page.getByRole('link', { name: 'Watch' }).click();
+    await page.getByLabel('Window').selectOption({ label: '1 h' });
+    const summary = page.getByTestId('trend-history');
+    await summary.filter({ hasText: /line1: MAIN.nSpeed: \d+ recorded points? \(111 to 4242\)/ }).waitFor();
+
+    // After a reload the browser has seen only the current value live: the past comes from the history, in the
+    // window chosen before the reload.
+    await page.reload();
+    await page.locator('tr[data-symbol="MAIN.nSpeed"]').getByText('333').waitFor();
+    assert.equal(await page.getByLabel('Window').inputValue(), '3600000');
+    await summary.filter({ hasText: /line1: MAIN.nSpeed: \d+ recorded points? \(111 to 4242\)/ }).waitFor();
+    const chart = page.getByRole('img', { name: 'Trend of line1: MAIN.nSpeed' });
+    await chart.locator('canvas').waitFor();
+    await assertAccessible(page, 'watch list with history');
+    await screenshot(page, 'watch-history');
+
+    // Dragging across the chart asks for the dragged span only, in buckets of its own.
+    const over = chart.locator('.u-over');
+    const box = await over.boundingBox();
+    assert.ok(box);
+    const zoomed = page.waitForRequest((r) => {
+      const url = new URL(r.url());
+      if (!url.pathname.endsWith('/history')) return false;
+      const span =
+        Date.parse(url.searchParams.get('to') ?? '') - Date.parse(url.searchParams.get('from') ?? '');
+      return span > 0 && span < 3_000_000;
+    });
+    await page.mouse.move(box.x + box.width * 0.9, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.999, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    await zoomed;
+    assert.equal(await page.getByRole('button', { name: 'Reset zoom' }).isEnabled(), true);
+    // Reset asks for the whole window again.
+    const whole = page.waitForRequest((r) => {
+      const url = new URL(r.url());
+      if (!url.pathname.endsWith('/history')) return false;
+      const span =
+        Date.parse(url.searchParams.get('to') ?? '') - Date.parse(url.searchParams.get('from') ?? '');
+      return span === 3_600_000;
+    });
+    await page.getByRole('button', { name: 'Reset zoom' }).click();
+    await whole;
+  });
+
+  it('pages through the alarm history of a date window', async () => {
+    // The script raises and clears two alarms; three runs make eleven transitions (more than a page of ten).
+    for (let run = 0; run < 3; run++) {
+      await post('/api/plcs/line1/sim/reset');
+      await post('/api/plcs/line1/sim/step?cycles=7');
+    }
+    const from = new Date(Date.now() - 86_400_000).toISOString();
+    const to = new Date(Date.now() + 3_600_000).toISOString();
+    let all: Array<{ seq: number }> = [];
+    await until(async () => {
+      all = (
+        await get<{ items: Array<{ seq: number }> }>(
+          `/api/plcs/line1/alarms/history?from=${from}&to=${to}&limit=1000`,
+        )
+      ).items;
+      return all.length >= 11;
+    });
+    const seqs = all.map((i) => i.seq);
+
+    const { page } = await open({ token: admin, route: '/alarms/line1' });
+    const form = page.getByRole('form', { name: 'Alarm history window' });
+    await form.getByLabel('Per page').selectOption('10');
+    await form.getByRole('button', { name: 'Show' }).click();
+    const table = page.getByRole('table', { name: 'Alarm history of line1' });
+    const shown = async (): Promise<number[]> =>
+      (
+        await Promise.all((await table.locator('tr[data-seq]').all()).map((r) => r.getAttribute('data-seq')))
+      ).map(Number);
+    const status = page.getByTestId('alarm-history-page');
+    await status.filter({ hasText: 'Page 1: 10 transitions' }).waitFor();
+    assert.deepEqual(await shown(), seqs.slice(0, 10));
+    await assertAccessible(page, 'alarm history');
+    await screenshot(page, 'alarm-history');
+
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await status.filter({ hasText: 'Page 2:' }).waitFor();
+    assert.equal((await shown())[0], seqs[10]);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await status.filter({ hasText: 'Page 1: 10 transitions' }).waitFor();
+    assert.deepEqual(await shown(), seqs.slice(0, 10));
+    assert.equal(await page.getByRole('button', { name: 'Previous page' }).isDisabled(), true);
+
+    // A window in the future holds nothing; one whose from is after its to is refused by the gateway.
+    const later = new Date(Date.now() + 2 * 86_400_000);
+    const local = (d: Date): string =>
+      `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}T10:00`;
+    await form.getByLabel('From').fill(local(later));
+    await form.getByLabel('To').fill(`${local(later).slice(0, 11)}11:00`);
+    await form.getByRole('button', { name: 'Show' }).click();
+    await page.getByText('No alarm transition in this window.').waitFor();
+    await form.getByLabel('To').fill(`${local(later).slice(0, 11)}09:00`);
+    await form.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('alert').filter({ hasText: 'VALIDATION_ERROR' }).waitFor();
+  });
+});
