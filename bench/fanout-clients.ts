@@ -15,6 +15,8 @@ export interface OpenCommand {
   /** Global index of this process's first client: even indexes are SSE clients, odd ones hub clients. */
   readonly from: number;
   readonly count: number;
+  /** Only SSE clients (bench:history), instead of SSE and hub clients alternating. */
+  readonly sseOnly?: boolean;
 }
 
 export interface Report {
@@ -90,7 +92,7 @@ function openOne(c: OpenCommand, i: number): Promise<() => void> {
   // Pairs of clients, so that SSE (even) and hub (odd) clients are sampled alike.
   const sampled = Math.floor(i / 2) % sampleEvery === 0;
   if (c.mode === 'ceiling') return wsClient(c.url, undefined, sampled);
-  if (i % 2 === 0) return sseClient(c, sampled);
+  if (c.sseOnly === true || i % 2 === 0) return sseClient(c, sampled);
   return wsClient(`${c.url.replace('http', 'ws')}/api/plcs/plc1/notifications/ws`, c, sampled);
 }
 

@@ -78,18 +78,20 @@ describe('console with history', () => {
   it('shows the recorded past of a pinned symbol after a reload, then zooms into finer buckets', async () => {
     const line1 = gateway.registry.get('line1');
     assert.ok(line1 instanceof SimulatedTarget);
-    // Recorded: the value at start (1500), then three changes; the spike 4242 is gone from the live value.
-    for (const value of [111, 4242, 333]) await line1.writeMany([{ symbol: 'MAIN.nSpeed', value }]);
-    const window = () => {
+    // Recorded: the value at start (1500), then three changes, each awaited in the store before the next (changes
+    // closer than a notification cycle would be one); the spike 4242 is gone from the live value.
+    const recorded = async (): Promise<unknown[]> => {
       const now = Date.now();
-      return `from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + 1000).toISOString()}`;
-    };
-    await until(async () => {
-      const answer = await get<{ series: Array<{ samples: unknown[] }> }>(
-        `/api/plcs/line1/history?symbols=MAIN.nSpeed&aggregate=raw&${window()}`,
+      const window = `from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + 1000).toISOString()}`;
+      const answer = await get<{ series: Array<{ samples: Array<{ value: unknown }> }> }>(
+        `/api/plcs/line1/history?symbols=MAIN.nSpeed&aggregate=raw&${window}`,
       );
-      return (answer.series[0]?.samples.length ?? 0) >= 4;
-    });
+      return (answer.series[0]?.samples ?? []).map((x) => x.value);
+    };
+    for (const value of [111, 4242, 333]) {
+      await line1.writeMany([{ symbol: 'MAIN.nSpeed', value }]);
+      await until(async () => (await recorded()).at(-1) === value);
+    }
 
     const { page } = await open({ token: admin, route: '/plc/line1/MAIN.nSpeed' });
     await page.getByRole('heading', { name: 'MAIN.nSpeed', exact: true }).waitFor();
@@ -140,21 +142,41 @@ describe('console with history', () => {
   });
 
   it('pages through the alarm history of a date window', async () => {
-    // The script raises and clears two alarms; three runs make eleven transitions (more than a page of ten).
-    for (let run = 0; run < 3; run++) {
+    // The script raises CAPPER_JAM on scan 1 and clears it on 3, FILLER_OVERTEMP on 4 and 6; each step is followed
+    // by a wait until the alarm monitor shows its outcome, so no transition is skipped. Both are acknowledged
+    // (and end) before the next run: two runs make sixteen transitions.
+    const outstanding = async (): Promise<string> =>
+      (await get<{ items: Array<{ code: string; status: string }> }>('/api/plcs/line1/alarms')).items
+        .map((a) => `${a.code}:${a.status}`)
+        .sort()
+        .join(',');
+    const stepTo = async (cycles: number, state: string): Promise<void> => {
+      await post(`/api/plcs/line1/sim/step?cycles=${cycles}`);
+      await until(async () => (await outstanding()) === state);
+    };
+    for (let run = 0; run < 2; run++) {
       await post('/api/plcs/line1/sim/reset');
-      await post('/api/plcs/line1/sim/step?cycles=7');
+      await stepTo(1, 'CAPPER_JAM:active');
+      await stepTo(2, 'CAPPER_JAM:passive');
+      await stepTo(1, 'CAPPER_JAM:passive,FILLER_OVERTEMP:active');
+      await stepTo(2, 'CAPPER_JAM:passive,FILLER_OVERTEMP:passive');
+      await post('/api/plcs/line1/alarms/CAPPER_JAM/acknowledge');
+      await post('/api/plcs/line1/alarms/FILLER_OVERTEMP/acknowledge');
+      await until(async () => (await outstanding()) === '');
     }
+    const journal = (await get<{ items: unknown[] }>('/api/plcs/line1/alarms/history?limit=1000')).items;
+    assert.equal(journal.length, 16);
     const from = new Date(Date.now() - 86_400_000).toISOString();
     const to = new Date(Date.now() + 3_600_000).toISOString();
     let all: Array<{ seq: number }> = [];
+    // Written to the history store by the next flush.
     await until(async () => {
       all = (
         await get<{ items: Array<{ seq: number }> }>(
           `/api/plcs/line1/alarms/history?from=${from}&to=${to}&limit=1000`,
         )
       ).items;
-      return all.length >= 11;
+      return all.length === 16;
     });
     const seqs = all.map((i) => i.seq);
 
@@ -175,7 +197,7 @@ describe('console with history', () => {
 
     await page.getByRole('button', { name: 'Next page' }).click();
     await status.filter({ hasText: 'Page 2:' }).waitFor();
-    assert.equal((await shown())[0], seqs[10]);
+    assert.deepEqual(await shown(), seqs.slice(10, 20));
     await page.getByRole('button', { name: 'Previous page' }).click();
     await status.filter({ hasText: 'Page 1: 10 transitions' }).waitFor();
     assert.deepEqual(await shown(), seqs.slice(0, 10));
