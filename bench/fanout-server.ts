@@ -3,43 +3,12 @@
 // write, for latency), or the ceiling: a bare `ws` server broadcasting the same changes as pre-serialised frames.
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
-import { buildApp } from '../src/app.ts';
-import { mintToken } from '../src/cli/mint-token.ts';
-import { configFromDocument } from '../src/config/load.ts';
-import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
-import { SimulatedTarget } from '../src/targets/simulated/index.ts';
-import { createRegistry } from '../src/targets/registry.ts';
+import { startStreamGateway } from './servers/stream-gateway.ts';
 
-const signingKey = 'bench-signing-key-0123456789-0123456789';
 const symbolCount = 50;
 const scanMs = 100;
 const symbolPaths = Array.from({ length: symbolCount }, (_, i) => `MAIN.rValue${i}`);
 const now = (): number => performance.timeOrigin + performance.now();
-
-async function gateway(): Promise<string> {
-  const b = new ProgramBuilder();
-  for (const p of symbolPaths) b.symbol(p, 'LREAL', { value: 0 });
-  const target = new SimulatedTarget('plc1', 'Bench PLC', new SimulatedPlc(b.build()));
-  await target.start();
-  // Defaults, except the limits raised so that only fan-out is measured.
-  const config = configFromDocument(
-    {
-      Auth: { SigningKey: signingKey },
-      RateLimiting: { Enabled: false },
-      ConnectionLimits: { MaxPerUser: 10_000, MaxTotal: 10_000 },
-    },
-    process.cwd(),
-    {},
-  );
-  const app = await buildApp(config, { registry: createRegistry([target]) });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  setInterval(() => {
-    const t = now();
-    void target.writeMany(symbolPaths.map((symbol, i) => ({ symbol, value: t + i * 1e-6 })));
-  }, scanMs);
-  const address = app.server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-}
 
 /** The ceiling: the same 50 changes per scan, serialised and encoded once, broadcast in one message per client. */
 async function ceiling(): Promise<string> {
@@ -66,14 +35,11 @@ async function ceiling(): Promise<string> {
 }
 
 const mode = process.argv[2];
-const url = mode === 'ceiling' ? await ceiling() : await gateway();
+const { url, token } =
+  mode === 'ceiling' ? { url: await ceiling(), token: '' } : await startStreamGateway(symbolPaths, scanMs);
 process.on('message', (message) => {
   if (message === 'stats') process.send?.({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss });
 });
-const token = await mintToken(
-  { sub: 'bench', role: 'viewer', scope: 'ads:read', plcAccess: ['*'], ttlSeconds: 3600 },
-  { key: signingKey, roleClaim: 'role' },
-);
 process.send?.({ url, token, symbols: symbolPaths });
 // A plain exit (rather than death by signal) lets a --cpu-prof profile be written.
 process.once('SIGTERM', () => process.exit(0));

@@ -12,12 +12,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { buildApp } from '../src/app.ts';
-import { mintToken } from '../src/cli/mint-token.ts';
-import { configFromDocument } from '../src/config/load.ts';
-import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
-import { SimulatedTarget } from '../src/targets/simulated/index.ts';
-import { createRegistry } from '../src/targets/registry.ts';
 import { SqliteHistoryStore } from '../src/features/history/store/sqlite-store.ts';
 import { PostgresHistoryStore } from '../src/features/history/store/postgres-store.ts';
 import type { HistoryStore, StoredSample } from '../src/features/history/store/types.ts';
@@ -25,6 +19,7 @@ import { HistoryWriter } from '../src/features/history/writer.ts';
 import { HistoryQueries } from '../src/features/history/query.ts';
 import type { OpenCommand, Report } from './fanout-clients.ts';
 import { PostgresServer } from './servers/postgres-server.ts';
+import { startStreamGateway } from './servers/stream-gateway.ts';
 
 const ingestSeconds = 5;
 const ingestSymbols = 1000;
@@ -32,7 +27,6 @@ const ingestSymbols = 1000;
 const streamedSymbols = 50;
 const sseClients = 50;
 const scanMs = 100;
-const signingKey = 'bench-signing-key-0123456789-0123456789';
 const symbolPath = (i: number): string => `MAIN.rValue${i}`;
 const daySamples = 864_000;
 const queries = 50;
@@ -46,33 +40,9 @@ interface Streams {
 
 /** A gateway in this process serving a simulated PLC's changing symbols to SSE clients in a client process. */
 async function serveStreams(): Promise<Streams> {
-  const b = new ProgramBuilder();
   const paths = Array.from({ length: streamedSymbols }, (_, i) => symbolPath(i));
-  for (const p of paths) b.symbol(p, 'LREAL', { value: 0 });
-  const target = new SimulatedTarget('plc1', 'Bench PLC', new SimulatedPlc(b.build()));
-  await target.start();
-  const config = configFromDocument(
-    {
-      Logging: { Level: 'warn' },
-      Auth: { SigningKey: signingKey },
-      RateLimiting: { Enabled: false },
-      ConnectionLimits: { MaxPerUser: 10_000, MaxTotal: 10_000 },
-    },
-    process.cwd(),
-    {},
-  );
-  const app = await buildApp(config, { registry: createRegistry([target]) });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-  const scan = setInterval(() => {
-    const t = performance.timeOrigin + performance.now();
-    void target.writeMany(paths.map((symbol, i) => ({ symbol, value: t + i * 1e-6 })));
-  }, scanMs);
-  const token = await mintToken(
-    { sub: 'bench', role: 'viewer', scope: 'ads:read', plcAccess: ['*'], ttlSeconds: 3600 },
-    { key: signingKey, roleClaim: 'role' },
-  );
+  const gateway = await startStreamGateway(paths, scanMs, { Logging: { Level: 'warn' } });
+  const { url, token } = gateway;
   const clients: ChildProcess = fork(new URL('./fanout-clients.ts', import.meta.url).pathname, [], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -104,11 +74,9 @@ async function serveStreams(): Promise<Streams> {
       return report.events;
     },
     close: async () => {
-      clearInterval(scan);
       clients.send('close');
       await once(clients, 'exit');
-      await app.close();
-      await target.close();
+      await gateway.close();
     },
   };
 }

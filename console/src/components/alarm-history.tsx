@@ -16,6 +16,40 @@ function localInput(ms: number): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
+/** Alarm transitions, one row each (oldest first as given): time, transition, alarm, severity and who acknowledged. */
+export function TransitionTable({ items, label }: { items: readonly HistoryItem[]; label: string }) {
+  return (
+    <div class="table-wrap">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            <th scope="col">Gateway time</th>
+            <th scope="col">Transition</th>
+            <th scope="col">Alarm</th>
+            <th scope="col">Severity</th>
+            <th scope="col">By</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((i) => (
+            <tr key={i.seq} data-seq={i.seq} data-kind={i.kind}>
+              <td>
+                <time dateTime={i.at}>{new Date(i.at).toLocaleString()}</time>
+              </td>
+              <td>{i.kind}</td>
+              <td class="mono">{i.alarm.code}</td>
+              <td>
+                <SeverityBadge severity={i.alarm.severity} label={i.alarm.severityLabel} />
+              </td>
+              <td>{i.user ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 interface Page {
   items: HistoryItem[];
   nextAfter: number;
@@ -132,34 +166,7 @@ export function AlarmHistory({ plcId }: { plcId: string }) {
           {page.items.length === 0 ? (
             <p>No alarm transition in this window{number > 1 ? ' after the previous page' : ''}.</p>
           ) : (
-            <div class="table-wrap">
-              <table aria-label={`Alarm history of ${plcId}`}>
-                <thead>
-                  <tr>
-                    <th scope="col">Gateway time</th>
-                    <th scope="col">Transition</th>
-                    <th scope="col">Alarm</th>
-                    <th scope="col">Severity</th>
-                    <th scope="col">By</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.items.map((i) => (
-                    <tr key={i.seq} data-seq={i.seq} data-kind={i.kind}>
-                      <td>
-                        <time dateTime={i.at}>{new Date(i.at).toLocaleString()}</time>
-                      </td>
-                      <td>{i.kind}</td>
-                      <td class="mono">{i.alarm.code}</td>
-                      <td>
-                        <SeverityBadge severity={i.alarm.severity} label={i.alarm.severityLabel} />
-                      </td>
-                      <td>{i.user ?? ''}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <TransitionTable items={page.items} label={`Alarm history of ${plcId}`} />
           )}
         </>
       )}

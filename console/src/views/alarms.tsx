@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, describeError, plcPath } from '../api/http.ts';
 import type { Alarm, AlarmList, HistoryItem } from '../api/types.ts';
 import { session } from '../auth/session.ts';
-import { AlarmHistory } from '../components/alarm-history.tsx';
+import { AlarmHistory, TransitionTable } from '../components/alarm-history.tsx';
 import { SeverityBadge } from '../components/badges.tsx';
 import { useAlarms } from '../live/alarm-feed.ts';
 import { usePoll } from '../live/use-live.ts';
@@ -220,34 +220,7 @@ function Journal({ plcId }: { plcId: string }) {
           {describeError(journal.error)}
         </p>
       )}
-      <div class="table-wrap">
-        <table aria-label={`Alarm journal of ${plcId}`}>
-          <thead>
-            <tr>
-              <th scope="col">Gateway time</th>
-              <th scope="col">Transition</th>
-              <th scope="col">Alarm</th>
-              <th scope="col">Severity</th>
-              <th scope="col">By</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((i) => (
-              <tr key={i.seq} data-kind={i.kind}>
-                <td>
-                  <time dateTime={i.at}>{new Date(i.at).toLocaleString()}</time>
-                </td>
-                <td>{i.kind}</td>
-                <td class="mono">{i.alarm.code}</td>
-                <td>
-                  <SeverityBadge severity={i.alarm.severity} label={i.alarm.severityLabel} />
-                </td>
-                <td>{i.user ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <TransitionTable items={items} label={`Alarm journal of ${plcId}`} />
     </section>
   );
 }
