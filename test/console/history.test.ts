@@ -92,6 +92,20 @@ describe('console with history', () => {
       await line1.writeMany([{ symbol: 'MAIN.nSpeed', value }]);
       await until(async () => (await recorded()).at(-1) === value);
     }
+    // The PLC away and back: a gap, and the value recorded again after it.
+    const gaps = async (): Promise<Array<{ to: string | null }>> => {
+      const now = Date.now();
+      const window = `from=${new Date(now - 3_600_000).toISOString()}&to=${new Date(now + 1000).toISOString()}`;
+      const answer = await get<{ series: Array<{ gaps: Array<{ to: string | null }> }> }>(
+        `/api/plcs/line1/history?symbols=MAIN.nSpeed&${window}`,
+      );
+      return answer.series[0]?.gaps ?? [];
+    };
+    const before = (await recorded()).length;
+    line1.disconnect();
+    await until(async () => (await gaps()).length === 1);
+    line1.reconnect();
+    await until(async () => (await gaps())[0]?.to !== null && (await recorded()).length > before);
 
     const { page } = await open({ token: admin, route: '/plc/line1/MAIN.nSpeed' });
     await page.getByRole('heading', { name: 'MAIN.nSpeed', exact: true }).waitFor();
@@ -99,14 +113,18 @@ describe('console with history', () => {
     await page.getByRole('link', { name: 'Watch' }).click();
     await page.getByLabel('Window').selectOption({ label: '1 h' });
     const summary = page.getByTestId('trend-history');
-    await summary.filter({ hasText: /line1: MAIN.nSpeed: \d+ recorded points? \(111 to 4242\)/ }).waitFor();
+    await summary
+      .filter({ hasText: /line1: MAIN.nSpeed: \d+ recorded points? \(111 to 4242\), 1 break/ })
+      .waitFor();
 
     // After a reload the browser has seen only the current value live: the past comes from the history, in the
     // window chosen before the reload.
     await page.reload();
     await page.locator('tr[data-symbol="MAIN.nSpeed"]').getByText('333').waitFor();
     assert.equal(await page.getByLabel('Window').inputValue(), '3600000');
-    await summary.filter({ hasText: /line1: MAIN.nSpeed: \d+ recorded points? \(111 to 4242\)/ }).waitFor();
+    await summary
+      .filter({ hasText: /line1: MAIN.nSpeed: \d+ recorded points? \(111 to 4242\), 1 break/ })
+      .waitFor();
     const chart = page.getByRole('img', { name: 'Trend of line1: MAIN.nSpeed' });
     await chart.locator('canvas').waitFor();
     await assertAccessible(page, 'watch list with history');

@@ -79,7 +79,8 @@ function PastSummary({
     const p = past.get(s.name);
     if (p === undefined) return `${s.name}: live only`;
     const range = p.range === undefined ? '' : ` (${p.range.lo} to ${p.range.hi})`;
-    return `${s.name}: ${p.points} recorded point${p.points === 1 ? '' : 's'}${range}`;
+    const breaks = p.breaks === 0 ? '' : `, ${p.breaks} break${p.breaks === 1 ? '' : 's'}`;
+    return `${s.name}: ${p.points} recorded point${p.points === 1 ? '' : 's'}${range}${breaks}`;
   });
   return (
     <p class="muted" data-testid="trend-history">
@@ -180,6 +181,15 @@ export function Trend({ series }: { series: readonly TrendSeries[] }) {
     };
   }, [names]);
 
+  // While following live, the past is loaded again now and then, so the live buffer's bound (maxSamples) never
+  // opens a hole between the past and the live samples on a long window.
+  const [refresh, setRefresh] = useState(0);
+  useEffect(() => {
+    if (zoom !== undefined) return undefined;
+    const timer = setInterval(() => setRefresh((n) => n + 1), Math.max(15_000, windowMs / 100));
+    return () => clearInterval(timer);
+  }, [windowMs, zoom]);
+
   // The past of the window (or of the zoomed span, in finer buckets), loaded again when either changes.
   useEffect(() => {
     let stale = false;
@@ -210,7 +220,7 @@ export function Trend({ series }: { series: readonly TrendSeries[] }) {
     return () => {
       stale = true;
     };
-  }, [names, windowMs, zoom?.from, zoom?.to]);
+  }, [names, windowMs, zoom?.from, zoom?.to, refresh]);
 
   const exportCsv = (): void =>
     download(

@@ -14,6 +14,8 @@ export interface PastSeries {
   readonly maxs: Array<number | null>;
   /** Points that hold data (not the breaks). */
   readonly points: number;
+  /** Breaks drawn: intervals without samples (PLC unreachable, samples dropped) in the window. */
+  readonly breaks: number;
   /** The lowest and highest recorded value of the window (bucket min and max included), when it has points. */
   readonly range: { readonly lo: number; readonly hi: number } | undefined;
   /** The end of the window asked for: live samples draw from here on. */
@@ -61,9 +63,12 @@ export function toPast(series: HistorySeries, from: number, to: number): PastSer
   const points = rows.filter((r) => r.v !== null).length;
   const seen = rows.flatMap((r) => [r.v, r.mn, r.mx]).filter((v): v is number => v !== null);
   const range = seen.length === 0 ? undefined : { lo: Math.min(...seen), hi: Math.max(...seen) };
+  let breaks = 0;
   for (const g of series.gaps) {
     const start = Math.max(from, Date.parse(g.from));
-    if (start < to) rows.push({ t: start, v: null, mn: null, mx: null });
+    if (start >= to) continue;
+    rows.push({ t: start, v: null, mn: null, mx: null });
+    breaks++;
   }
   rows.sort((a, b) => a.t - b.t);
   return {
@@ -72,6 +77,7 @@ export function toPast(series: HistorySeries, from: number, to: number): PastSer
     mins: rows.map((r) => r.mn),
     maxs: rows.map((r) => r.mx),
     points,
+    breaks,
     range,
     to,
   };
