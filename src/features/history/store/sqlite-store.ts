@@ -1,8 +1,7 @@
-// The historian on SQLite (better-sqlite3, a file under the content root): synchronous, so every flush is one
-// transaction and every delete a bounded chunk, keeping each call on the event loop short.
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+// The historian on SQLite (better-sqlite3, a file under the content root, WAL): queries read on the event loop
+// through their own connection; everything that writes (series, each flush as one transaction, retention chunks)
+// runs on a writer thread, so a large flush or a slow disk never holds the loop that serves streams and routes.
+import type Database from 'better-sqlite3';
 import type {
   AlarmRecord,
   BucketRow,
@@ -14,7 +13,8 @@ import type {
   ValueKind,
   WriteBatch,
 } from './types.ts';
-import { rollupLevels, rollupsOf } from './rollups.ts';
+import { openSqlite } from './sqlite-writes.ts';
+import { SqliteWriterThread } from './sqlite-writer.ts';
 import * as sql from './sql.ts';
 
 const d = sql.sqliteDialect;
@@ -42,6 +42,7 @@ export class SqliteHistoryStore implements HistoryStore {
   readonly kind = 'sqlite';
   readonly #path: string;
   #db: Database.Database | undefined;
+  #writer: SqliteWriterThread | undefined;
 
   constructor(path: string) {
     this.#path = path;
@@ -52,22 +53,23 @@ export class SqliteHistoryStore implements HistoryStore {
     return this.#db;
   }
 
-  open(): Promise<void> {
-    return settle(() => {
-      mkdirSync(dirname(this.#path), { recursive: true });
-      const db = new Database(this.#path);
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
-      db.exec(sql.schemaSql(d));
-      this.#db = db;
-    });
+  async open(): Promise<void> {
+    // The schema first (here), then the writer thread's own connection.
+    this.#db = openSqlite(this.#path);
+    this.#writer = new SqliteWriterThread(this.#path);
+    await this.#writer.start();
   }
 
-  close(): Promise<void> {
-    return settle(() => {
-      this.#db?.close();
-      this.#db = undefined;
-    });
+  async close(): Promise<void> {
+    await this.#writer?.stop();
+    this.#writer = undefined;
+    this.#db?.close();
+    this.#db = undefined;
+  }
+
+  get #writes(): SqliteWriterThread {
+    if (!this.#writer) throw new Error('The history store is closed.');
+    return this.#writer;
   }
 
   series(
@@ -77,12 +79,7 @@ export class SqliteHistoryStore implements HistoryStore {
     typeName: string,
     settings: string,
   ): Promise<number> {
-    return settle(() => {
-      const row = this.#open
-        .prepare(forSqlite(sql.upsertSeriesSql(d)))
-        .get(params(plcId, symbol, kind, typeName, settings)) as { id: number };
-      return row.id;
-    });
+    return this.#writes.call({ op: 'series', args: [plcId, symbol, kind, typeName, settings] });
   }
 
   listSeries(plcId: string, times = true): Promise<SeriesInfo[]> {
@@ -109,30 +106,8 @@ export class SqliteHistoryStore implements HistoryStore {
     });
   }
 
-  write(batch: WriteBatch): Promise<void> {
-    return settle(() => {
-      const db = this.#open;
-      const sample = db.prepare('INSERT INTO samples (series, t, num, int, txt) VALUES (?, ?, ?, ?, ?)');
-      const gap = db.prepare(forSqlite(sql.insertGapSql(d)));
-      const close = db.prepare(forSqlite(sql.closeGapSql(d)));
-      const rollups = rollupLevels.map((level) => ({
-        level,
-        upsert: db.prepare(
-          `INSERT INTO ${sql.rollupTable(d, level)} AS r (series, t, mn, mx, c, tf, f, tl, l)
-           VALUES (@series, @t, @mn, @mx, @c, @tf, @f, @tl, @l) ${sql.rollupConflictSql(d)}`,
-        ),
-      }));
-      const alarm = db.prepare(forSqlite(sql.insertAlarmSql(d)));
-      db.transaction(() => {
-        for (const s of batch.samples) sample.run(s.series, s.t, s.num, s.int, s.txt);
-        for (const { level, upsert } of rollups) {
-          for (const r of rollupsOf(batch.samples, level)) upsert.run(r);
-        }
-        for (const c of batch.closeGaps) close.run(params(c.at, c.plcId));
-        for (const g of batch.gaps) gap.run(params(g.plcId, g.from, g.to, g.reason));
-        for (const a of batch.alarms) alarm.run(params(a.plcId, a.seq, a.at, a.entry));
-      })();
-    });
+  async write(batch: WriteBatch): Promise<void> {
+    await this.#writes.call({ op: 'write', batch });
   }
 
   buckets(kind: ValueKind, span: BucketSpan): Promise<BucketRow[]> {
@@ -202,14 +177,7 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   deleteBefore(before: number, limit: number): Promise<number> {
-    return settle(() => {
-      const db = this.#open;
-      const deleted = db.prepare(forSqlite(sql.deleteSamplesSql(d))).run(params(before, limit)).changes;
-      if (deleted < limit) {
-        for (const statement of sql.deleteRestSql(d)) db.prepare(forSqlite(statement)).run(params(before));
-      }
-      return deleted;
-    });
+    return this.#writes.call({ op: 'deleteBefore', before, limit });
   }
 
   usage(): Promise<{ samples: number; bytes: number }> {
