@@ -20,6 +20,8 @@ export interface OpenCommand {
    * all of them (the budget runs: thousands of distinct symbols, each with two clients).
    */
   readonly slice?: number;
+  /** Only SSE clients (bench:history), instead of SSE and hub clients alternating. */
+  readonly sseOnly?: boolean;
 }
 
 export interface Report {
@@ -101,7 +103,7 @@ function openOne(c: OpenCommand, i: number): Promise<() => void> {
   if (c.mode === 'ceiling') return wsClient(c.url, undefined, sampled);
   const k = Math.floor(i / 2);
   const symbols = c.slice === undefined ? c.symbols : c.symbols.slice(k * c.slice, (k + 1) * c.slice);
-  if (i % 2 === 0) return sseClient(c, symbols, sampled);
+  if (c.sseOnly === true || i % 2 === 0) return sseClient(c, symbols, sampled);
   const hub = { token: c.token, symbols };
   return wsClient(`${c.url.replace('http', 'ws')}/api/plcs/plc1/notifications/ws`, hub, sampled);
 }

@@ -8,17 +8,17 @@ import { WebSocketServer } from 'ws';
 import { buildApp } from '../src/app.ts';
 import { mintToken } from '../src/cli/mint-token.ts';
 import { configFromDocument } from '../src/config/load.ts';
-import { ProgramBuilder, SimulatedPlc } from '../src/simulator/engine/index.ts';
 import { createAdsTarget } from '../src/targets/ads/index.ts';
-import { SimulatedTarget } from '../src/targets/simulated/index.ts';
 import type { PlcTarget } from '../src/targets/target.ts';
 import { createRegistry } from '../src/targets/registry.ts';
+import { startStreamGateway } from './servers/stream-gateway.ts';
 
-const signingKey = 'bench-signing-key-0123456789-0123456789';
 const symbolCount = 50;
 const scanMs = 100;
 const symbolPaths = Array.from({ length: symbolCount }, (_, i) => `MAIN.rValue${i}`);
 const now = (): number => performance.timeOrigin + performance.now();
+
+const signingKey = 'bench-signing-key-0123456789-0123456789';
 
 // Defaults, except the limits raised so that only fan-out is measured.
 const settings = {
@@ -33,18 +33,6 @@ async function serve(target: PlcTarget, document: Record<string, unknown> = sett
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   return `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-}
-
-async function gateway(): Promise<string> {
-  const b = new ProgramBuilder();
-  for (const p of symbolPaths) b.symbol(p, 'LREAL', { value: 0 });
-  const target = new SimulatedTarget('plc1', 'Bench PLC', new SimulatedPlc(b.build()));
-  await target.start();
-  setInterval(() => {
-    const t = now();
-    void target.writeMany(symbolPaths.map((symbol, i) => ({ symbol, value: t + i * 1e-6 })));
-  }, scanMs);
-  return serve(target);
 }
 
 /** The gateway over sim-ads at `plcPort` (a Real target, NotificationBudget 500); resolves once connected. */
@@ -104,19 +92,20 @@ async function ceiling(): Promise<string> {
 
 const mode = process.argv[2];
 const budgetSymbols = Number(process.argv[4] ?? 0);
-const url =
+const budgetToken = (): Promise<string> =>
+  mintToken(
+    { sub: 'bench', role: 'viewer', scope: 'ads:read', plcAccess: ['*'], ttlSeconds: 3600 },
+    { key: signingKey, roleClaim: 'role' },
+  );
+const { url, token } =
   mode === 'ceiling'
-    ? await ceiling()
+    ? { url: await ceiling(), token: '' }
     : mode === 'budget'
-      ? await budgetGateway(Number(process.argv[3]))
-      : await gateway();
+      ? { url: await budgetGateway(Number(process.argv[3])), token: await budgetToken() }
+      : await startStreamGateway(symbolPaths, scanMs);
 process.on('message', (message) => {
   if (message === 'stats') process.send?.({ cpu: process.cpuUsage(), rss: process.memoryUsage().rss });
 });
-const token = await mintToken(
-  { sub: 'bench', role: 'viewer', scope: 'ads:read', plcAccess: ['*'], ttlSeconds: 3600 },
-  { key: signingKey, roleClaim: 'role' },
-);
 const symbols =
   mode === 'budget' ? Array.from({ length: budgetSymbols }, (_, i) => `MAIN.rValue${i}`) : symbolPaths;
 process.send?.({ url, token, symbols });

@@ -1,12 +1,13 @@
 // Alarms: the fleet's outstanding alarms with severity, status, times and description; filters; acknowledge
 // and shelve (WriteAccess) with the result shown; the shelved, out-of-service and suppressed groups; the KPI
-// panel; and the journal of one PLC.
+// panel; and the journal of one PLC with its history by date.
 import { useState } from 'preact/hooks';
 import { api, describeError, plcPath } from '../api/http.ts';
 import type { Alarm, AlarmList, HistoryItem } from '../api/types.ts';
 import { session } from '../auth/session.ts';
 import { AlarmKpiPanel } from '../components/alarm-kpis.tsx';
 import { AlarmGroups, ShelveButton } from '../components/alarm-shelving.tsx';
+import { AlarmHistory, TransitionTable } from '../components/alarm-history.tsx';
 import { SeverityBadge } from '../components/badges.tsx';
 import { useAlarms } from '../live/alarm-feed.ts';
 import { usePoll } from '../live/use-live.ts';
@@ -222,34 +223,7 @@ function Journal({ plcId }: { plcId: string }) {
           {describeError(journal.error)}
         </p>
       )}
-      <div class="table-wrap">
-        <table aria-label={`Alarm journal of ${plcId}`}>
-          <thead>
-            <tr>
-              <th scope="col">Gateway time</th>
-              <th scope="col">Transition</th>
-              <th scope="col">Alarm</th>
-              <th scope="col">Severity</th>
-              <th scope="col">By</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((i) => (
-              <tr key={i.seq} data-kind={i.kind}>
-                <td>
-                  <time dateTime={i.at}>{new Date(i.at).toLocaleString()}</time>
-                </td>
-                <td>{i.kind}</td>
-                <td class="mono">{i.alarm.code}</td>
-                <td>
-                  <SeverityBadge severity={i.alarm.severity} label={i.alarm.severityLabel} />
-                </td>
-                <td>{i.user ?? ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <TransitionTable items={items} label={`Alarm journal of ${plcId}`} />
     </section>
   );
 }
@@ -294,6 +268,7 @@ function Alarms({ plcId }: { plcId: string | undefined }) {
       <AlarmGroups plcId={plcId} changes={feed.managed} />
       <AlarmKpiPanel plcId={plcId} />
       {plcId !== undefined && <Journal plcId={plcId} />}
+      {plcId !== undefined && <AlarmHistory plcId={plcId} />}
     </section>
   );
 }

@@ -1,4 +1,5 @@
-// Watch list: pinned symbols from any permitted PLC with their live values, and a live trend of the numeric ones.
+// Watch list: pinned symbols from any permitted PLC with their live values, and a trend of the numeric ones (their
+// recorded past, then live).
 import { LiveBadge } from '../components/badges.tsx';
 import { formatValue } from '../components/live-value.tsx';
 import { Trend, type TrendSeries } from '../components/trend.tsx';
@@ -12,7 +13,7 @@ function Watch() {
   const numeric: TrendSeries[] = rows.flatMap(({ pin, rec }) => {
     const value = rec?.cell.sample.value?.value;
     return rec && (typeof value === 'number' || typeof value === 'boolean')
-      ? [{ name: `${pin.plcId}: ${pin.symbol}`, buffer: rec.buffer }]
+      ? [{ name: `${pin.plcId}: ${pin.symbol}`, plcId: pin.plcId, symbol: pin.symbol, buffer: rec.buffer }]
       : [];
   });
   return (

@@ -3,8 +3,8 @@
 import { AppError, isAppError } from '../../errors.ts';
 import { ServiceKey } from '../../feature-kit/service-directory.ts';
 import type { PlcValue } from '../../targets/target.ts';
-import { innerSpan, mergeBuckets, rollupMs } from './store/rollups.ts';
-import type { GapRecord, HistoryStore, SeriesInfo, ValueKind } from './store/types.ts';
+import { innerSpan, mergeBuckets, rollupLevels } from './store/rollups.ts';
+import type { BucketRow, GapRecord, HistoryStore, SeriesInfo, ValueKind } from './store/types.ts';
 import { decode, isNumeric, numberOut } from './values.ts';
 
 export interface QueryLimits {
@@ -88,14 +88,15 @@ function decodeCursor(cursor: string): { t: number; id: number } {
 }
 
 /**
- * The bucket grid of a window: at most `maxPoints` buckets. Buckets a second or wider start on whole seconds
- * (so per-second rollups answer them); narrower ones start at `from`.
+ * The bucket grid of a window: at most `maxPoints` buckets. Buckets narrower than a second start at `from`; wider
+ * ones are whole seconds (a minute or wider: whole minutes) and start on one, so the rollups of that level answer.
  */
 function grid(from: number, to: number, maxPoints: number): { origin: number; width: number } {
   const width = Math.max(1, Math.ceil((to - from) / maxPoints));
-  if (width < rollupMs) return { origin: from, width };
-  const origin = Math.floor(from / rollupMs) * rollupMs;
-  return { origin, width: Math.ceil(Math.ceil((to - origin) / maxPoints) / rollupMs) * rollupMs };
+  const step = rollupLevels.find((level) => width >= level);
+  if (step === undefined) return { origin: from, width };
+  const origin = Math.floor(from / step) * step;
+  return { origin, width: Math.ceil(Math.ceil((to - origin) / maxPoints) / step) * step };
 }
 
 /** Store failures become 503 HISTORY_UNAVAILABLE: the caller can retry. */
@@ -142,7 +143,7 @@ export class HistoryQueries {
     }
     const window = parseWindow(request.from, request.to);
     const after = cursor === undefined ? undefined : decodeCursor(cursor);
-    const known = await this.symbols(plcId);
+    const known = await reach(this.#store.listSeries(plcId, false));
     const byName = new Map(known.map((s) => [s.symbol.toUpperCase(), s]));
     const wanted = symbols.map((name) => {
       const info = byName.get(name.trim().toUpperCase());
@@ -188,16 +189,31 @@ export class HistoryQueries {
     return { plcId, from: iso(window.from), to: iso(window.to), series };
   }
 
-  /** Buckets from the per-second rollups where they answer, the raw samples at the partial seconds. */
-  async #buckets(series: number, kind: ValueKind, origin: number, from: number, to: number, width: number) {
-    const inner = kind === 'number' ? innerSpan(origin, from, to, width) : undefined;
-    if (inner === undefined) return this.#store.buckets(series, kind, origin, from, to, width);
-    const parts = await Promise.all([
-      from < inner.from ? this.#store.buckets(series, kind, origin, from, inner.from, width) : [],
-      this.#store.rollupBuckets(series, origin, inner.from, inner.to, width),
-      inner.to < to ? this.#store.buckets(series, kind, origin, inner.to, to, width) : [],
-    ]);
-    return mergeBuckets(parts);
+  /**
+   * Buckets from the coarsest rollups whose spans the bucket edges fall on; the partial spans at the window's
+   * edges from the next finer level, and finally from the raw samples.
+   */
+  async #buckets(
+    series: number,
+    kind: ValueKind,
+    origin: number,
+    from: number,
+    to: number,
+    width: number,
+    levels: readonly number[] = kind === 'number' ? rollupLevels : [],
+  ): Promise<BucketRow[]> {
+    for (const [i, level] of levels.entries()) {
+      const inner = innerSpan(level, origin, from, to, width);
+      if (inner === undefined) continue;
+      const finer = levels.slice(i + 1);
+      const parts = await Promise.all([
+        from < inner.from ? this.#buckets(series, kind, origin, from, inner.from, width, finer) : [],
+        this.#store.rollupBuckets(level, { series, origin, from: inner.from, to: inner.to, width }),
+        inner.to < to ? this.#buckets(series, kind, origin, inner.to, to, width, finer) : [],
+      ]);
+      return mergeBuckets(parts);
+    }
+    return this.#store.buckets(kind, { series, origin, from, to, width });
   }
 
   /** CSV of a query, page by page for raw samples (one line per bucket or sample). */

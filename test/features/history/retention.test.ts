@@ -29,7 +29,12 @@ describe('history retention', () => {
         { t: iso(t0), value: 0 },
         { t: iso(t0 + 10), value: 2 },
       ]);
-      const metrics = (await rig.get('/metrics')).body;
+      // The pass reports once its deletes are done (they run on the store's writer thread): wait for the report.
+      let metrics = '';
+      await rig.until(async () => {
+        metrics = (await rig.get('/metrics')).body;
+        return /^history_stored_samples /m.test(metrics);
+      }, 'the retention pass reported');
       assert.match(metrics, /^history_stored_samples [23]$/m);
       const perSample = Number(/^history_bytes_per_sample (\S+)$/m.exec(metrics)?.[1]);
       assert.ok(perSample > 0, `bytes per sample: ${perSample}`);

@@ -8,65 +8,15 @@ import type {
   HistoryStore,
   RawRow,
   SeriesInfo,
+  BucketSpan,
   StoredSample,
   ValueKind,
   WriteBatch,
 } from './types.ts';
-import { rollupMs, rollupsOf, type RollupRow } from './rollups.ts';
+import { rollupLevels, rollupsOf, type RollupRow } from './rollups.ts';
+import * as sql from './sql.ts';
 
-const schema = `
-CREATE TABLE IF NOT EXISTS history_series (
-  id SERIAL PRIMARY KEY,
-  plc_id TEXT NOT NULL,
-  symbol TEXT NOT NULL,
-  kind TEXT NOT NULL,
-  type_name TEXT NOT NULL,
-  settings TEXT NOT NULL,
-  UNIQUE (plc_id, symbol)
-);
-CREATE TABLE IF NOT EXISTS history_samples (
-  id BIGSERIAL PRIMARY KEY,
-  series INTEGER NOT NULL,
-  t BIGINT NOT NULL,
-  num DOUBLE PRECISION,
-  int BIGINT,
-  txt TEXT
-);
--- Replicas recording the same PLC see the same change with the same PLC time: it is stored once.
-CREATE UNIQUE INDEX IF NOT EXISTS history_samples_series_t ON history_samples (series, t);
-CREATE INDEX IF NOT EXISTS history_samples_t ON history_samples (t);
-CREATE TABLE IF NOT EXISTS history_rollups (
-  series INTEGER NOT NULL,
-  t BIGINT NOT NULL,
-  mn DOUBLE PRECISION NOT NULL,
-  mx DOUBLE PRECISION NOT NULL,
-  c BIGINT NOT NULL,
-  tf BIGINT NOT NULL,
-  f DOUBLE PRECISION NOT NULL,
-  tl BIGINT NOT NULL,
-  l DOUBLE PRECISION NOT NULL,
-  PRIMARY KEY (series, t)
-);
-CREATE TABLE IF NOT EXISTS history_gaps (
-  id BIGSERIAL PRIMARY KEY,
-  plc_id TEXT NOT NULL,
-  t_from BIGINT NOT NULL,
-  t_to BIGINT,
-  reason TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS history_gaps_plc ON history_gaps (plc_id, t_from);
-CREATE TABLE IF NOT EXISTS history_alarm_events (
-  plc_id TEXT NOT NULL,
-  seq BIGINT NOT NULL,
-  at BIGINT NOT NULL,
-  entry TEXT NOT NULL,
-  PRIMARY KEY (plc_id, seq)
-);
-CREATE INDEX IF NOT EXISTS history_alarm_events_at ON history_alarm_events (plc_id, at);
-`;
-
-const column = (kind: ValueKind): 'num' | 'int' | 'txt' =>
-  kind === 'number' ? 'num' : kind === 'string' ? 'txt' : 'int';
+const d = sql.postgresDialect;
 
 /** The samples of a batch the store took (another replica may have stored the same ones already). */
 function inserted(samples: readonly StoredSample[], keys: ReadonlySet<string>): StoredSample[] {
@@ -92,7 +42,7 @@ export class PostgresHistoryStore implements HistoryStore {
     const client = await this.#pool.connect();
     try {
       await client.query('SELECT pg_advisory_lock(7419001)');
-      await client.query(schema);
+      await client.query(sql.schemaSql(d));
     } finally {
       await client.query('SELECT pg_advisory_unlock(7419001)').catch(() => undefined);
       client.release();
@@ -110,19 +60,19 @@ export class PostgresHistoryStore implements HistoryStore {
     typeName: string,
     settings: string,
   ): Promise<number> {
-    const { rows } = await this.#pool.query<{ id: number }>(
-      `INSERT INTO history_series (plc_id, symbol, kind, type_name, settings) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (plc_id, symbol) DO UPDATE SET kind = EXCLUDED.kind, type_name = EXCLUDED.type_name,
-         settings = EXCLUDED.settings
-       RETURNING id`,
-      [plcId, symbol, kind, typeName, settings],
-    );
+    const { rows } = await this.#pool.query<{ id: number }>(sql.upsertSeriesSql(d), [
+      plcId,
+      symbol,
+      kind,
+      typeName,
+      settings,
+    ]);
     const row = rows[0];
     if (!row) throw new Error('history series not created');
     return row.id;
   }
 
-  async listSeries(plcId: string): Promise<SeriesInfo[]> {
+  async listSeries(plcId: string, times = true): Promise<SeriesInfo[]> {
     const { rows } = await this.#pool.query<{
       id: number;
       symbol: string;
@@ -131,13 +81,7 @@ export class PostgresHistoryStore implements HistoryStore {
       settings: string;
       first: string | null;
       last: string | null;
-    }>(
-      `SELECT id, symbol, kind, type_name, settings,
-         (SELECT MIN(t) FROM history_samples WHERE series = s.id) AS first,
-         (SELECT MAX(t) FROM history_samples WHERE series = s.id) AS last
-       FROM history_series s WHERE plc_id = $1 ORDER BY symbol`,
-      [plcId],
-    );
+    }>(sql.listSeriesSql(d, times), [plcId]);
     return rows.map((r) => ({
       id: r.id,
       plcId,
@@ -171,39 +115,22 @@ export class PostgresHistoryStore implements HistoryStore {
         );
         inserts = new Set(rows.map((r) => `${r.series}:${r.t}`));
       }
-      const rollups = rollupsOf(inserted(batch.samples, inserts));
-      if (rollups.length > 0) {
+      const stored = inserted(batch.samples, inserts);
+      for (const level of rollupLevels) {
+        const rollups = rollupsOf(stored, level);
+        if (rollups.length === 0) continue;
         const col = <K extends keyof RollupRow>(k: K) => rollups.map((r) => r[k]);
         await client.query(
-          `INSERT INTO history_rollups AS r (series, t, mn, mx, c, tf, f, tl, l)
+          `INSERT INTO ${sql.rollupTable(d, level)} AS r (series, t, mn, mx, c, tf, f, tl, l)
            SELECT * FROM unnest($1::int[], $2::bigint[], $3::float8[], $4::float8[], $5::bigint[], $6::bigint[],
-             $7::float8[], $8::bigint[], $9::float8[])
-           ON CONFLICT (series, t) DO UPDATE SET mn = LEAST(r.mn, EXCLUDED.mn), mx = GREATEST(r.mx, EXCLUDED.mx),
-             c = r.c + EXCLUDED.c,
-             f = CASE WHEN EXCLUDED.tf < r.tf THEN EXCLUDED.f ELSE r.f END, tf = LEAST(r.tf, EXCLUDED.tf),
-             l = CASE WHEN EXCLUDED.tl >= r.tl THEN EXCLUDED.l ELSE r.l END, tl = GREATEST(r.tl, EXCLUDED.tl)`,
+             $7::float8[], $8::bigint[], $9::float8[]) ${sql.rollupConflictSql(d)}`,
           [col('series'), col('t'), col('mn'), col('mx'), col('c'), col('tf'), col('f'), col('tl'), col('l')],
         );
       }
-      for (const c of batch.closeGaps) {
-        await client.query('UPDATE history_gaps SET t_to = $1 WHERE plc_id = $2 AND t_to IS NULL', [
-          c.at,
-          c.plcId,
-        ]);
-      }
-      for (const g of batch.gaps) {
-        await client.query(
-          'INSERT INTO history_gaps (plc_id, t_from, t_to, reason) VALUES ($1, $2, $3, $4)',
-          [g.plcId, g.from, g.to, g.reason],
-        );
-      }
-      for (const a of batch.alarms) {
-        await client.query(
-          `INSERT INTO history_alarm_events (plc_id, seq, at, entry) VALUES ($1, $2, $3, $4)
-           ON CONFLICT DO NOTHING`,
-          [a.plcId, a.seq, a.at, a.entry],
-        );
-      }
+      for (const c of batch.closeGaps) await client.query(sql.closeGapSql(d), [c.at, c.plcId]);
+      for (const g of batch.gaps) await client.query(sql.insertGapSql(d), [g.plcId, g.from, g.to, g.reason]);
+      for (const a of batch.alarms)
+        await client.query(sql.insertAlarmSql(d), [a.plcId, a.seq, a.at, a.entry]);
       await client.query('COMMIT');
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -213,15 +140,19 @@ export class PostgresHistoryStore implements HistoryStore {
     }
   }
 
-  async buckets(
-    series: number,
+  async buckets(kind: ValueKind, span: BucketSpan): Promise<BucketRow[]> {
+    return this.#buckets(sql.sampleBucketsSql(d, kind), kind, span);
+  }
+
+  async rollupBuckets(level: number, span: BucketSpan): Promise<BucketRow[]> {
+    return this.#buckets(sql.rollupBucketsSql(d, level), 'number', span);
+  }
+
+  async #buckets(
+    statement: string,
     kind: ValueKind,
-    origin: number,
-    from: number,
-    to: number,
-    width: number,
+    { series, origin, from, to, width }: BucketSpan,
   ): Promise<BucketRow[]> {
-    const x = column(kind);
     const { rows } = await this.#pool.query<{
       b: string;
       mn: number | string;
@@ -229,17 +160,8 @@ export class PostgresHistoryStore implements HistoryStore {
       c: string;
       f: number | string;
       l: number | string;
-    }>(
-      `WITH g AS (
-         SELECT (t - $5) / $4 AS b, MIN(${x}) AS mn, MAX(${x}) AS mx, COUNT(*) AS c, MIN(t) AS t0, MAX(t) AS t1
-         FROM history_samples WHERE series = $1 AND t >= $2 AND t < $3 GROUP BY 1
-       )
-       SELECT b, mn, mx, c,
-         (SELECT ${x} FROM history_samples WHERE series = $1 AND t = g.t0 ORDER BY id LIMIT 1) AS f,
-         (SELECT ${x} FROM history_samples WHERE series = $1 AND t = g.t1 ORDER BY id DESC LIMIT 1) AS l
-       FROM g ORDER BY b`,
-      [series, from, to, width, origin],
-    );
+    }>(statement, [series, from, to, width, origin]);
+    // BIGINT answers as text: exact BigInts for 64-bit series.
     const value = (v: number | string): number | bigint => (kind === 'number' ? Number(v) : BigInt(v));
     return rows.map((r) => ({
       t: origin + Number(r.b) * width,
@@ -247,41 +169,6 @@ export class PostgresHistoryStore implements HistoryStore {
       max: value(r.mx),
       first: value(r.f),
       last: value(r.l),
-      count: Number(r.c),
-    }));
-  }
-
-  async rollupBuckets(
-    series: number,
-    origin: number,
-    from: number,
-    to: number,
-    width: number,
-  ): Promise<BucketRow[]> {
-    const { rows } = await this.#pool.query<{
-      b: string;
-      mn: number;
-      mx: number;
-      c: string;
-      f: number;
-      l: number;
-    }>(
-      `WITH g AS (
-         SELECT (t - $5) / $4 AS b, MIN(mn) AS mn, MAX(mx) AS mx, SUM(c) AS c, MIN(t) AS t0, MAX(t) AS t1
-         FROM history_rollups WHERE series = $1 AND t >= $2 AND t < $3 GROUP BY 1
-       )
-       SELECT b, mn, mx, c,
-         (SELECT f FROM history_rollups WHERE series = $1 AND t = g.t0) AS f,
-         (SELECT l FROM history_rollups WHERE series = $1 AND t = g.t1) AS l
-       FROM g ORDER BY b`,
-      [series, from, to, width, origin],
-    );
-    return rows.map((r) => ({
-      t: origin + Number(r.b) * width,
-      min: r.mn,
-      max: r.mx,
-      first: r.f,
-      last: r.l,
       count: Number(r.c),
     }));
   }
@@ -299,12 +186,7 @@ export class PostgresHistoryStore implements HistoryStore {
       num: number | null;
       int: string | null;
       txt: string | null;
-    }>(
-      `SELECT id, t, num, int, txt FROM history_samples
-       WHERE series = $1 AND t >= $2 AND t < $3 AND (t, id) > ($4, $5)
-       ORDER BY t, id LIMIT $6`,
-      [series, from, to, after?.t ?? from - 1, after?.id ?? 0, limit],
-    );
+    }>(sql.rawSql(d), [series, from, to, after?.t ?? from - 1, after?.id ?? 0, limit]);
     return rows.map((r) => ({ id: Number(r.id), t: Number(r.t), num: r.num, int: big(r.int), txt: r.txt }));
   }
 
@@ -313,11 +195,7 @@ export class PostgresHistoryStore implements HistoryStore {
       t_from: string;
       t_to: string | null;
       reason: GapRecord['reason'];
-    }>(
-      `SELECT t_from, t_to, reason FROM history_gaps
-       WHERE plc_id = $1 AND t_from < $2 AND (t_to IS NULL OR t_to >= $3) ORDER BY t_from`,
-      [plcId, to, from],
-    );
+    }>(sql.gapsSql(d), [plcId, to, from]);
     return rows.map((r) => ({ plcId, from: Number(r.t_from), to: ms(r.t_to), reason: r.reason }));
   }
 
@@ -328,24 +206,21 @@ export class PostgresHistoryStore implements HistoryStore {
     after: number,
     limit: number,
   ): Promise<AlarmRecord[]> {
-    const { rows } = await this.#pool.query<{ seq: string; at: string; entry: string }>(
-      `SELECT seq, at, entry FROM history_alarm_events
-       WHERE plc_id = $1 AND at >= $2 AND at < $3 AND seq > $4 ORDER BY seq LIMIT $5`,
-      [plcId, from, to, after, limit],
-    );
+    const { rows } = await this.#pool.query<{ seq: string; at: string; entry: string }>(sql.alarmsSql(d), [
+      plcId,
+      from,
+      to,
+      after,
+      limit,
+    ]);
     return rows.map((r) => ({ plcId, seq: Number(r.seq), at: Number(r.at), entry: r.entry }));
   }
 
   async deleteBefore(before: number, limit: number): Promise<number> {
-    const { rowCount } = await this.#pool.query(
-      `DELETE FROM history_samples WHERE id IN (SELECT id FROM history_samples WHERE t < $1 LIMIT $2)`,
-      [before, limit],
-    );
+    const { rowCount } = await this.#pool.query(sql.deleteSamplesSql(d), [before, limit]);
     const deleted = rowCount ?? 0;
     if (deleted < limit) {
-      await this.#pool.query('DELETE FROM history_rollups WHERE t + $2 <= $1', [before, rollupMs]);
-      await this.#pool.query('DELETE FROM history_gaps WHERE t_to IS NOT NULL AND t_to < $1', [before]);
-      await this.#pool.query('DELETE FROM history_alarm_events WHERE at < $1', [before]);
+      for (const statement of sql.deleteRestSql(d)) await this.#pool.query(statement, [before]);
     }
     return deleted;
   }

@@ -1,9 +1,11 @@
-// Per-second rollups of number series ({ min, max, first, last, count } of each whole second), kept beside the raw
-// samples so a trend over a long window reads one row per second instead of every sample; the partial seconds at
-// the window's edges come from the raw samples, so the answer is the same as a scan of them.
+// Rollups of number series ({ min, max, first, last, count } of each whole minute and second), kept beside the raw
+// samples so a trend over a long window reads one row per minute or second instead of every sample; the partial
+// spans at the window's edges come from the next finer level and finally the raw samples, so the answer is the
+// same as a scan of them.
 import type { BucketRow, StoredSample } from './types.ts';
 
-export const rollupMs = 1000;
+/** Rollup levels in ms, coarsest first: a query reads the coarsest one its bucket edges fall on. */
+export const rollupLevels: readonly number[] = [60_000, 1000];
 
 export interface RollupRow {
   readonly series: number;
@@ -19,12 +21,12 @@ export interface RollupRow {
   l: number;
 }
 
-/** The rollups a batch adds to (numbers only), in arrival order within each second. */
-export function rollupsOf(samples: readonly StoredSample[]): RollupRow[] {
+/** The rollups of `level` ms a batch adds to (numbers only), in arrival order within each span. */
+export function rollupsOf(samples: readonly StoredSample[], level: number): RollupRow[] {
   const rows = new Map<string, RollupRow>();
   for (const s of samples) {
     if (s.num === null) continue;
-    const t = Math.floor(s.t / rollupMs) * rollupMs;
+    const t = Math.floor(s.t / level) * level;
     const key = `${s.series}:${t}`;
     const row = rows.get(key);
     if (row === undefined) {
@@ -50,15 +52,16 @@ export function rollupsOf(samples: readonly StoredSample[]): RollupRow[] {
   return [...rows.values()];
 }
 
-/** The whole seconds of [from, to) that rollups can answer, when bucket edges fall on whole seconds. */
+/** The whole spans of `level` ms in [from, to) that its rollups can answer, when bucket edges fall on them. */
 export function innerSpan(
+  level: number,
   origin: number,
   from: number,
   to: number,
   width: number,
 ): { from: number; to: number } | undefined {
-  if (origin % rollupMs !== 0 || width % rollupMs !== 0) return undefined;
-  const inner = { from: Math.ceil(from / rollupMs) * rollupMs, to: Math.floor(to / rollupMs) * rollupMs };
+  if (origin % level !== 0 || width % level !== 0) return undefined;
+  const inner = { from: Math.ceil(from / level) * level, to: Math.floor(to / level) * level };
   return inner.from < inner.to ? inner : undefined;
 }
 

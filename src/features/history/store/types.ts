@@ -63,6 +63,15 @@ export interface BucketRow {
   readonly count: number;
 }
 
+/** Buckets of `width` ms counted from `origin` (<= from) over the samples in [from, to) of `series`. */
+export interface BucketSpan {
+  readonly series: number;
+  readonly origin: number;
+  readonly from: number;
+  readonly to: number;
+  readonly width: number;
+}
+
 export interface RawRow {
   readonly id: number;
   readonly t: number;
@@ -78,28 +87,13 @@ export interface HistoryStore {
   close(): Promise<void>;
   /** The series of a symbol, made on first use; its kind and settings are updated to the current ones. */
   series(plcId: string, symbol: string, kind: ValueKind, typeName: string, settings: string): Promise<number>;
-  listSeries(plcId: string): Promise<SeriesInfo[]>;
+  /** The series of a PLC; first and last sample times only with `times` (else null). */
+  listSeries(plcId: string, times?: boolean): Promise<SeriesInfo[]>;
   write(batch: WriteBatch): Promise<void>;
-  /**
-   * Buckets of `width` ms counted from `origin` (<= from) over the samples in [from, to); only buckets holding
-   * samples, each starting at origin + k * width.
-   */
-  buckets(
-    series: number,
-    kind: ValueKind,
-    origin: number,
-    from: number,
-    to: number,
-    width: number,
-  ): Promise<BucketRow[]>;
-  /** The same from the per-second rollups of a number series; [from, to) and the buckets on whole seconds. */
-  rollupBuckets(
-    series: number,
-    origin: number,
-    from: number,
-    to: number,
-    width: number,
-  ): Promise<BucketRow[]>;
+  /** Buckets of the raw samples of a series of `kind`: only buckets holding samples. */
+  buckets(kind: ValueKind, span: BucketSpan): Promise<BucketRow[]>;
+  /** The same from the rollups of `level` ms of a number series; [from, to) and the buckets on that grid. */
+  rollupBuckets(level: number, span: BucketSpan): Promise<BucketRow[]>;
   /** Samples in [from, to) after the cursor (time, then id), oldest first, at most `limit`. */
   raw(
     series: number,
