@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     {
       Auth: { SigningKey: 'bench-signing-key-0123456789-0123456789' },
       Notifications: { DefaultCycleTimeMs: periodMs },
+      PlcTargets: Object.fromEntries(targets.map((t) => [t.id, { Mode: 'Simulated' }])),
       Mqtt: {
         Enabled: true,
         Url: broker.url,
