@@ -304,6 +304,16 @@ export const SettingsSchema = Type.Object(
           description: 'largest cycleMs a stream client may ask for',
         }),
         MaxResendIntervalMs: PositiveInt(3_600_000, 'largest maxIntervalMs a stream client may ask for'),
+        CycleLadderMs: Type.Optional(
+          Type.Array(Type.Integer({ minimum: 1, maximum: 429_496 }), {
+            minItems: 1,
+            maxItems: 32,
+            description:
+              'the cycles subscriptions run at, ascending from MinCycleTimeMs, DefaultCycleTimeMs among them; a ' +
+              'requested cycleMs is revised down to the largest not above it (default: the 1-2-5 series from ' +
+              'MinCycleTimeMs to MaxCycleTimeMs)',
+          }),
+        ),
         QueueLength: PositiveInt(1000),
       },
       { additionalProperties: false, default: {} },

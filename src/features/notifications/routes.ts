@@ -10,7 +10,13 @@ import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { checkEtherCatStream, etherCatDiagnosticsKey, streamEtherCat } from '../ethercat/index.ts';
 import { NotificationService, notificationServiceKey } from './service.ts';
 import { assertNumeric, symbolKey } from './session.ts';
-import { effectiveOptions, optionNames, type OptionBounds, type RequestedOptions } from './options.ts';
+import {
+  cycleLadder,
+  effectiveOptions,
+  optionNames,
+  type OptionBounds,
+  type RequestedOptions,
+} from './options.ts';
 
 const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
 
@@ -65,6 +71,7 @@ export const notificationsRoutes: FeaturePlugin = (
     minCycleMs: n.MinCycleTimeMs,
     maxCycleMs: n.MaxCycleTimeMs,
     maxResendIntervalMs: n.MaxResendIntervalMs,
+    cycleLadder: cycleLadder(n),
   };
   const service = new NotificationService({ bounds, maxSymbols, now });
   services.provide(notificationServiceKey, service);
@@ -100,7 +107,9 @@ export const notificationsRoutes: FeaturePlugin = (
             Type.Number({
               description:
                 `Sampling cycle (ms), ${n.MinCycleTimeMs}-${n.MaxCycleTimeMs} (400 CYCLE_TIME_OUT_OF_RANGE); ` +
-                `default ${n.DefaultCycleTimeMs}. Clients with equal symbol, cycleMs and mode share one PLC notification`,
+                `default ${n.DefaultCycleTimeMs}; revised down to the largest of ${cycleLadder(n).join(', ')} ` +
+                `not above it (Notifications:CycleLadderMs; \`subscribed\` echoes the revised one). Clients with ` +
+                `equal symbol, cycleMs and mode share one PLC notification`,
             }),
           ),
           mode: Type.Optional(

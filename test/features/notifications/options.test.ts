@@ -322,6 +322,7 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
       settings: {
         Notifications: { MinCycleTimeMs: 20, MaxCycleTimeMs: 1000, MaxResendIntervalMs: 5000 },
         RateLimiting: { NotificationConnections: 1000 },
+        ConnectionLimits: { MaxPerUser: 100 },
       },
     });
   });
@@ -350,6 +351,37 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
     assert.equal(await attempt('cycleMs=20.5'), '400 SUBSCRIPTION_OPTIONS_INVALID');
     // Absent: DefaultCycleTimeMs.
     assert.deepEqual(await attempt('mode=on-change'), options({}));
+  });
+
+  test('cycleMs is revised down onto the cycle ladder (20, 50, 100, 200, 500, 1000 here): N - 1 and N', async () => {
+    assert.deepEqual(await attempt('cycleMs=49'), options({ cycleMs: 20 }));
+    assert.deepEqual(await attempt('cycleMs=50'), options({ cycleMs: 50 }));
+    assert.deepEqual(await attempt('cycleMs=999'), options({ cycleMs: 500 }));
+    // The longest interval is held to the revised cycle.
+    assert.deepEqual(
+      await attempt('cycleMs=60&maxIntervalMs=50'),
+      options({ cycleMs: 50, maxIntervalMs: 50 }),
+    );
+  });
+
+  test('distinct cycles asked on one symbol share the ladder step they revise to: one target subscription', async () => {
+    const before = s.target.opened;
+    const streams: RawSse[] = [];
+    try {
+      // 20..49 ms: thirty distinct requests, one step (20) on the ladder; 50 opens the next step.
+      for (let cycle = 20; cycle <= 50; cycle++) {
+        const c = await new RawSse(
+          `${sseUrl(s.base, ['MAIN.nA'])}&cycleMs=${cycle}`,
+          authHeaders(s.token),
+        ).opened();
+        streams.push(c);
+        assert.equal(c.status, 200);
+        await c.next((e) => e.event === 'change');
+      }
+      assert.equal(s.target.opened - before, 2);
+    } finally {
+      for (const c of streams) c.close();
+    }
   });
 
   test('maxIntervalMs: 0, the cycle and MaxResendIntervalMs open; cycle - 1 and the maximum + 1 are 400', async () => {
