@@ -304,6 +304,10 @@ export const SettingsSchema = Type.Object(
           description: 'largest cycleMs a stream client may ask for',
         }),
         MaxResendIntervalMs: PositiveInt(3_600_000, 'largest maxIntervalMs a stream client may ask for'),
+        MaxSubscriptionsPerUser: PositiveInt(
+          250,
+          "distinct (symbol, cycle, mode) subscriptions one user's streams hold on one PLC",
+        ),
         CycleLadderMs: Type.Optional(
           Type.Array(Type.Integer({ minimum: 1, maximum: 429_496 }), {
             minItems: 1,

@@ -1,6 +1,6 @@
 // Notification routes (flag Notifications, ReadAccess): the SSE stream and the SignalR hub of one PLC.
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../../errors.ts';
+import { AppError, isAppError } from '../../errors.ts';
 import { targetOf } from '../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
@@ -73,7 +73,12 @@ export const notificationsRoutes: FeaturePlugin = (
     maxResendIntervalMs: n.MaxResendIntervalMs,
     cycleLadder: cycleLadder(n),
   };
-  const service = new NotificationService({ bounds, maxSymbols, now });
+  const service = new NotificationService({
+    bounds,
+    maxSymbols,
+    maxSubscriptionsPerUser: n.MaxSubscriptionsPerUser,
+    now,
+  });
   services.provide(notificationServiceKey, service);
   app.addHook('onClose', () => service.close());
 
@@ -178,12 +183,14 @@ export const notificationsRoutes: FeaturePlugin = (
       }
       // Before the stream opens, so that it is a plain 400.
       if (options.deadband > 0) await assertNumeric(service.shared(target), symbols);
+      const user = request.principal?.sub ?? '';
+      service.assertQuota(target, user, symbols, options);
       const { stream, entry } = await openSse(
         reply,
         { streams, limits },
         { kind: 'notifications.sse', plcId: target.id },
       );
-      const session = service.open(target, stream);
+      const session = service.open(target, stream, user);
       entry.describeWith(() => session.symbols());
       let etherCatStream: Promise<() => void> | undefined;
       stream.onClose(() => {
@@ -192,7 +199,16 @@ export const notificationsRoutes: FeaturePlugin = (
       });
       // The spec's form (no option named) gets the spec's `subscribed` { symbols }.
       const echoOptions = Object.keys(requested).length > 0;
-      await session.subscribe(symbols, { options, echoOptions, numericChecked: true });
+      try {
+        await session.subscribe(symbols, { options, echoOptions, numericChecked: true });
+      } catch (err) {
+        // A concurrent stream of the same user took the last places since the check above: the refusal is the
+        // stream's one event.
+        const { code, message } = isAppError(err) ? err : new AppError('INTERNAL_ERROR');
+        stream.send({ name: 'error', data: JSON.stringify({ code, message }) });
+        stream.end();
+        return;
+      }
       if (ethercat) {
         etherCatStream = streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
         await etherCatStream;
@@ -211,7 +227,7 @@ export const notificationsRoutes: FeaturePlugin = (
       serverMethods: hubMethods,
       open: (connection, request) => {
         const target = targetOf(request);
-        const session = service.open(target, connection);
+        const session = service.open(target, connection, request.principal?.sub ?? '');
         // Set by the first SubscribeEtherCat, so a second one (even while the first awaits its reading) is a no-op.
         let etherCatStream: Promise<() => void> | undefined;
         connection.onClose(() => {

@@ -424,3 +424,79 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
     }
   });
 });
+
+describe('Notifications.MaxSubscriptionsPerUser: distinct (symbol, cycle, mode) per user on a PLC, at its edge', () => {
+  let s: StreamApp;
+  before(async () => {
+    const b = new ProgramBuilder();
+    for (const name of ['nA', 'nB', 'nC', 'nD', 'nE']) b.symbol(`MAIN.${name}`, 'DINT', { value: 1 });
+    s = await startStreamApp('simulated', {
+      program: b.build(),
+      settings: {
+        Notifications: { MaxSubscriptionsPerUser: 4 },
+        RateLimiting: { NotificationConnections: 1000 },
+      },
+    });
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  async function attempt(symbols: string[], query = '', token = s.token): Promise<RawSse | string> {
+    const c = await new RawSse(`${sseUrl(s.base, symbols)}${query}`, authHeaders(token)).opened();
+    if (c.status === 200) {
+      await c.next((e) => e.event === 'subscribed');
+      return c;
+    }
+    const code = `${c.status} ${(await c.json()).error?.code}`;
+    c.close();
+    return code;
+  }
+
+  test('SSE and hub: N distinct open across one user’s streams, N + 1 is 400; shared keys count once; others keep theirs', async () => {
+    const open: RawSse[] = [];
+    const keep = (r: RawSse | string): RawSse => {
+      assert.ok(typeof r !== 'string', typeof r === 'string' ? `refused: ${r}` : 'opened');
+      open.push(r);
+      return r;
+    };
+    const other = await mintToken({ sub: 'someone-else' });
+    const connection = new HubConnectionBuilder()
+      .withUrl(`${s.base}/api/plcs/plc1/notifications/ws`, {
+        accessTokenFactory: () => other,
+        transport: HttpTransportType.WebSockets,
+      })
+      .configureLogging(LogLevel.None)
+      .build();
+    try {
+      keep(await attempt(['MAIN.nA', 'MAIN.nB'])); // 2
+      keep(await attempt(['MAIN.nA'], '&cycleMs=20')); // 3: another cycle is another subscription
+      keep(await attempt(['MAIN.nA', 'MAIN.nB'])); // still 3: the same keys, held again
+      // Cycles revised onto one ladder step are one key.
+      keep(await attempt(['MAIN.nA'], '&cycleMs=25')); // still 3
+      assert.equal(await attempt(['MAIN.nC', 'MAIN.nD']), '400 SUBSCRIPTION_LIMIT_EXCEEDED'); // 5
+      keep(await attempt(['MAIN.nC'])); // 4 = N
+      assert.equal(await attempt(['MAIN.nD']), '400 SUBSCRIPTION_LIMIT_EXCEEDED'); // N + 1
+      assert.equal(await attempt(['MAIN.nA'], '&mode=cyclic'), '400 SUBSCRIPTION_LIMIT_EXCEEDED');
+      // Another user has a quota of its own.
+      keep(await attempt(['MAIN.nD', 'MAIN.nE'], '', other));
+      // The hub counts against the same quota (the other user's here: 2 held by its stream).
+      await connection.start();
+      assert.deepEqual(await connection.invoke('Subscribe', ['MAIN.nA', 'MAIN.nB']), ['MAIN.nA', 'MAIN.nB']); // 4
+      await assert.rejects(connection.invoke('Subscribe', ['MAIN.nC']), /SUBSCRIPTION_LIMIT_EXCEEDED/); // 5
+      // Moving a held symbol to other options counts it once, as its new key: 4 stays 4.
+      assert.deepEqual(await connection.invoke('Subscribe', ['MAIN.nA'], { cycleMs: 20 }), ['MAIN.nA']);
+      // A key the same user's stream holds is not moved away by the hub: nD at 20 ms would be a fifth.
+      await assert.rejects(
+        connection.invoke('Subscribe', ['MAIN.nD'], { cycleMs: 20 }),
+        /SUBSCRIPTION_LIMIT_EXCEEDED/,
+      );
+      // A released subscription frees its place.
+      assert.deepEqual(await connection.invoke('Unsubscribe', ['MAIN.nA']), ['MAIN.nB']);
+      assert.deepEqual(await connection.invoke('Subscribe', ['MAIN.nC']), ['MAIN.nC']);
+    } finally {
+      await connection.stop();
+      for (const c of open) c.close();
+    }
+  });
+});
