@@ -270,6 +270,11 @@ export const SettingsSchema = Type.Object(
             DefaultWindowHours: PositiveInt(24, 'the KPI window when from is not given'),
             MaxWindowDays: PositiveInt(31, 'longest KPI window (to - from)'),
             MaxTransitions: PositiveInt(200_000, 'transitions read per PLC for one KPI answer'),
+            MaxFleetTransitions: PositiveInt(
+              1_000_000,
+              'transitions read for one fleet KPI answer, shared evenly by its PLCs',
+            ),
+            MaxConcurrent: PositiveInt(2, 'KPI answers computed at once in the gateway (429 beyond)'),
           },
           { additionalProperties: false, default: {} },
         ),
