@@ -259,6 +259,13 @@ export const SettingsSchema = Type.Object(
               'Without Cluster.Redis: the JSON file where shelves and out-of-service states survive restarts',
           }),
         ),
+        ShelvingWriteIntervalMs: Type.Integer({
+          minimum: 0,
+          maximum: 60_000,
+          default: 1000,
+          description:
+            'Least time between two writes of ShelvingStateFile: changes meanwhile go out together at its end',
+        }),
         ShelvingJournalLength: Type.Integer({
           minimum: 1,
           maximum: 1_000_000,
