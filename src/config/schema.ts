@@ -316,6 +316,10 @@ export const SettingsSchema = Type.Object(
           description: 'largest cycleMs a stream client may ask for',
         }),
         MaxResendIntervalMs: PositiveInt(3_600_000, 'largest maxIntervalMs a stream client may ask for'),
+        MinResendIntervalMs: PositiveInt(
+          1000,
+          'smallest maxIntervalMs a stream client may ask for (besides the cycle): the pace of its resend timers',
+        ),
         MaxSubscriptionsPerUser: PositiveInt(
           250,
           "distinct (symbol, cycle, mode) subscriptions one user's streams hold on one PLC",

@@ -21,6 +21,8 @@ export interface OptionBounds {
   readonly minCycleMs: number;
   readonly maxCycleMs: number;
   readonly maxResendIntervalMs: number;
+  /** Notifications.MinResendIntervalMs: the shortest maxIntervalMs (besides the cycle). */
+  readonly minResendIntervalMs: number;
   /**
    * The cycles a subscription runs at (ascending, the first MinCycleTimeMs): a requested cycle is revised down to
    * the largest of them not above it, so one symbol has at most this many cycles per mode on the PLC.
@@ -108,10 +110,12 @@ export function effectiveOptions(requested: unknown, bounds: OptionBounds): Subs
   if (typeof maxIntervalMs !== 'number' || !Number.isInteger(maxIntervalMs) || maxIntervalMs < 0) {
     throw invalid('maxIntervalMs must be a whole number of milliseconds >= 0 (0: never).');
   }
-  if (maxIntervalMs > 0 && (maxIntervalMs < cycleMs || maxIntervalMs > bounds.maxResendIntervalMs)) {
+  // Each filtered client and symbol holds a resend timer: the floor bounds how often they fire.
+  const shortest = Math.max(cycleMs, bounds.minResendIntervalMs);
+  if (maxIntervalMs > 0 && (maxIntervalMs < shortest || maxIntervalMs > bounds.maxResendIntervalMs)) {
     throw invalid(
-      `maxIntervalMs must be 0 or ${cycleMs} (the cycle) to ${bounds.maxResendIntervalMs} ` +
-        `(Notifications:MaxResendIntervalMs); got ${maxIntervalMs}.`,
+      `maxIntervalMs must be 0 or ${shortest} (the cycle, at least Notifications:MinResendIntervalMs) to ` +
+        `${bounds.maxResendIntervalMs} (Notifications:MaxResendIntervalMs); got ${maxIntervalMs}.`,
     );
   }
   if (mode === 'cyclic' && (deadband > 0 || maxIntervalMs > 0)) {

@@ -71,6 +71,7 @@ export const notificationsRoutes: FeaturePlugin = (
     minCycleMs: n.MinCycleTimeMs,
     maxCycleMs: n.MaxCycleTimeMs,
     maxResendIntervalMs: n.MaxResendIntervalMs,
+    minResendIntervalMs: n.MinResendIntervalMs,
     cycleLadder: cycleLadder(n),
   };
   const service = new NotificationService({
@@ -135,7 +136,8 @@ export const notificationsRoutes: FeaturePlugin = (
             Type.Number({
               description:
                 `on-change: the current value is sent again after this long without a change event; 0 (default) ` +
-                `or cycleMs-${n.MaxResendIntervalMs} (400 SUBSCRIPTION_OPTIONS_INVALID)`,
+                `or the larger of cycleMs and ${n.MinResendIntervalMs} (Notifications:MinResendIntervalMs) to ` +
+                `${n.MaxResendIntervalMs} (400 SUBSCRIPTION_OPTIONS_INVALID)`,
             }),
           ),
           ethercat: Type.Optional(

@@ -74,6 +74,7 @@ async function startRig(driver: TestDriver): Promise<Rig> {
     targets: driver === 'real' ? [target, plant] : [target],
     settings: {
       Features: { Simulation: true, Notifications: true, Variables: true },
+      Notifications: { MinResendIntervalMs: 100 },
       RateLimiting: { NotificationConnections: 1000 },
     },
   });
@@ -320,7 +321,12 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
     s = await startStreamApp('simulated', {
       program: b.build(),
       settings: {
-        Notifications: { MinCycleTimeMs: 20, MaxCycleTimeMs: 1000, MaxResendIntervalMs: 5000 },
+        Notifications: {
+          MinCycleTimeMs: 20,
+          MaxCycleTimeMs: 1000,
+          MaxResendIntervalMs: 5000,
+          MinResendIntervalMs: 150,
+        },
         RateLimiting: { NotificationConnections: 1000 },
         ConnectionLimits: { MaxPerUser: 100 },
       },
@@ -359,8 +365,8 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
     assert.deepEqual(await attempt('cycleMs=999'), options({ cycleMs: 500 }));
     // The longest interval is held to the revised cycle.
     assert.deepEqual(
-      await attempt('cycleMs=60&maxIntervalMs=50'),
-      options({ cycleMs: 50, maxIntervalMs: 50 }),
+      await attempt('cycleMs=210&maxIntervalMs=200'),
+      options({ cycleMs: 200, maxIntervalMs: 200 }),
     );
   });
 
@@ -384,10 +390,17 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
     }
   });
 
-  test('maxIntervalMs: 0, the cycle and MaxResendIntervalMs open; cycle - 1 and the maximum + 1 are 400', async () => {
+  test('maxIntervalMs: 0, the larger of the cycle and MinResendIntervalMs, and MaxResendIntervalMs open; one below and the maximum + 1 are 400', async () => {
     assert.deepEqual(await attempt('maxIntervalMs=0'), options({}));
-    assert.equal(await attempt('cycleMs=100&maxIntervalMs=99'), '400 SUBSCRIPTION_OPTIONS_INVALID');
-    assert.deepEqual(await attempt('cycleMs=100&maxIntervalMs=100'), options({ maxIntervalMs: 100 }));
+    // MinResendIntervalMs (150) above the cycle (100): the floor.
+    assert.equal(await attempt('cycleMs=100&maxIntervalMs=149'), '400 SUBSCRIPTION_OPTIONS_INVALID');
+    assert.deepEqual(await attempt('cycleMs=100&maxIntervalMs=150'), options({ maxIntervalMs: 150 }));
+    // The cycle (200) above it: the cycle.
+    assert.equal(await attempt('cycleMs=200&maxIntervalMs=199'), '400 SUBSCRIPTION_OPTIONS_INVALID');
+    assert.deepEqual(
+      await attempt('cycleMs=200&maxIntervalMs=200'),
+      options({ cycleMs: 200, maxIntervalMs: 200 }),
+    );
     assert.deepEqual(await attempt('maxIntervalMs=5000'), options({ maxIntervalMs: 5000 }));
     assert.equal(await attempt('maxIntervalMs=5001'), '400 SUBSCRIPTION_OPTIONS_INVALID');
     assert.equal(await attempt('maxIntervalMs=-1'), '400 SUBSCRIPTION_OPTIONS_INVALID');
