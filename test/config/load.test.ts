@@ -41,6 +41,8 @@ describe('loadConfig: defaults', () => {
       MinCycleTimeMs: 10,
       MaxCycleTimeMs: 60_000,
       MaxResendIntervalMs: 3_600_000,
+      MinResendIntervalMs: 1000,
+      MaxSubscriptionsPerUser: 250,
       QueueLength: 1000,
     });
     assert.deepEqual(settings.ConnectionLimits, { MaxPerUser: 20, MaxTotal: 2000 });
