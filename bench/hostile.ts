@@ -5,7 +5,9 @@
 //             before it
 //  downloads  15 downloads of a 16 MiB file that the client never reads, as JSON and as raw bytes
 //  mcp        30 POSTs, each a JSON-RPC batch of 100 watch_variables calls
-// Run: npm run bench:hostile [-- --attacks hub,downloads,mcp --hold-seconds 40 --hub-mb 38]
+//  cycles     20 hub connections (ConnectionLimits.MaxPerUser), each subscribing 50 symbols cyclic at its own
+//             cycle (10, 11, ... 29 ms): as many distinct PLC subscriptions as one viewer can make
+// Run: npm run bench:hostile [-- --attacks hub,downloads,mcp,cycles --hold-seconds 40 --hub-mb 38]
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
@@ -26,7 +28,7 @@ const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
 };
-const attacks = (arg('attacks') ?? 'hub,downloads,mcp').split(',');
+const attacks = (arg('attacks') ?? 'hub,downloads,mcp,cycles').split(',');
 const holdSeconds = Number(arg('hold-seconds') ?? 40);
 const hubMegabytes = Number(arg('hub-mb') ?? 38);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -219,6 +221,89 @@ async function mcpBatches(gateway: Gateway): Promise<string> {
   );
 }
 
+/** Up to `n` numeric leaf symbols of line1, from the flat symbol listing. */
+async function numericSymbols(gateway: Gateway, token: string, n: number): Promise<string[]> {
+  const res = await fetch(`${gateway.url}/api/plcs/line1/symbols?flat=true`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const body = (await res.json()) as { data: unknown };
+  const found: string[] = [];
+  const visit = (node: unknown): void => {
+    if (found.length >= n || typeof node !== 'object' || node === null) return;
+    if (Array.isArray(node)) return node.forEach(visit);
+    const o = node as Record<string, unknown>;
+    const type = o.type ?? o.typeName;
+    const path = o.instancePath ?? o.path;
+    if (
+      typeof path === 'string' &&
+      typeof type === 'string' &&
+      /^(L?REAL|U?[SDL]?INT|U?INT|WORD|DWORD)$/.test(type)
+    ) {
+      found.push(path);
+    }
+    for (const v of Object.values(o)) if (typeof v === 'object') visit(v);
+  };
+  visit(body.data);
+  return found;
+}
+
+/** 20 hub connections, each Subscribe(50 symbols, { cycleMs: 10 + i, mode: 'cyclic' }); held, CPU measured. */
+async function cycleSweep(gateway: Gateway): Promise<string> {
+  const token = await tokenFor('viewer', 'mallory');
+  const symbols = await numericSymbols(gateway, token, 50);
+  const sockets: WebSocket[] = [];
+  const answers: string[] = [];
+  let received = 0;
+  for (let i = 0; i < 20; i++) {
+    const ws = new WebSocket(
+      `${gateway.url.replace('http', 'ws')}/api/plcs/line1/notifications/ws?access_token=${token}`,
+    );
+    ws.on('error', () => undefined);
+    await once(ws, 'open');
+    sockets.push(ws);
+    const answer = new Promise<string>((resolve) => {
+      ws.on('message', (data: Buffer) => {
+        const text = data.toString();
+        received += text.length;
+        for (const record of text.split('\u001e')) {
+          if (!record.includes('"type":3')) continue;
+          const m = /"error":"([A-Z_]+)/.exec(record);
+          const c = /"cycleMs":(\d+)/.exec(text);
+          resolve(m ? (m[1] ?? 'error') : `ok${c ? ` ${c[1]} ms` : ''}`);
+        }
+      });
+    });
+    ws.send('{"protocol":"json","version":1}\u001e');
+    ws.send(
+      JSON.stringify({
+        type: 1,
+        invocationId: '1',
+        target: 'Subscribe',
+        arguments: [symbols, { cycleMs: 10 + i, mode: 'cyclic' }],
+      }) + '\u001e',
+    );
+    answers.push(await Promise.race([answer, sleep(10_000).then(() => 'no answer')]));
+  }
+  const cpu0 = (await gateway.stats()).cpu;
+  const bytes0 = received;
+  const t0 = performance.now();
+  await sleep(Math.min(holdSeconds, 20) * 1000);
+  const cpu1 = (await gateway.stats()).cpu;
+  const seconds = (performance.now() - t0) / 1000;
+  const cpuShare = ((cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1e6 / seconds) * 100;
+  const rate = (received - bytes0) / seconds / 1024 / 1024;
+  // What the PLC is asked for: one subscription per symbol and distinct confirmed cycle (all cyclic).
+  const held = new Set(answers.filter((a) => a.startsWith('ok'))).size * symbols.length;
+  for (const ws of sockets) ws.terminate();
+  const counts = new Map<string, number>();
+  for (const a of answers) counts.set(a, (counts.get(a) ?? 0) + 1);
+  return (
+    `${symbols.length} symbols; Subscribe answers: ${[...counts].map(([a, n]) => `${n} x ${a}`).join(', ')}; ` +
+    `${held} PLC subscriptions (symbols x distinct confirmed cycles); gateway CPU ${cpuShare.toFixed(0)} % of a core, ` +
+    `${rate.toFixed(1)} MB/s sent to the viewer`
+  );
+}
+
 console.log(
   `bench:hostile: a viewer token against a gateway serving examples/appsettings.json; liveness probed every 100 ms`,
 );
@@ -235,4 +320,7 @@ if (attacks.includes('downloads')) {
 }
 if (attacks.includes('mcp')) {
   print('mcp: 30 batches of 100 watches', await measure(mcpBatches));
+}
+if (attacks.includes('cycles')) {
+  print('cycles: 20 hubs x 50 symbols cyclic', await measure(cycleSweep));
 }

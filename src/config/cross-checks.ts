@@ -202,6 +202,20 @@ function notificationRules(settings: Record<string, unknown>): string[] {
       `Notifications.DefaultCycleTimeMs: must lie within MinCycleTimeMs (${min}) and MaxCycleTimeMs (${max})`,
     ];
   }
+  const ladder = n.CycleLadderMs;
+  if (!Array.isArray(ladder) || !ladder.every((v): v is number => typeof v === 'number')) return [];
+  // Every cycle a client may ask for revises down onto a step: the ladder starts at the smallest one.
+  if (
+    ladder[0] !== min ||
+    ladder.some((v, i) => i > 0 && v <= (ladder[i - 1] ?? 0)) ||
+    (ladder.at(-1) ?? 0) > max ||
+    !ladder.includes(def)
+  ) {
+    return [
+      `Notifications.CycleLadderMs: must ascend from MinCycleTimeMs (${min}) to at most MaxCycleTimeMs ` +
+        `(${max}) and hold DefaultCycleTimeMs (${def})`,
+    ];
+  }
   return [];
 }
 

@@ -259,6 +259,13 @@ export const SettingsSchema = Type.Object(
               'Without Cluster.Redis: the JSON file where shelves and out-of-service states survive restarts',
           }),
         ),
+        ShelvingWriteIntervalMs: Type.Integer({
+          minimum: 0,
+          maximum: 60_000,
+          default: 1000,
+          description:
+            'Least time between two writes of ShelvingStateFile: changes meanwhile go out together at its end',
+        }),
         ShelvingJournalLength: Type.Integer({
           minimum: 1,
           maximum: 1_000_000,
@@ -270,6 +277,11 @@ export const SettingsSchema = Type.Object(
             DefaultWindowHours: PositiveInt(24, 'the KPI window when from is not given'),
             MaxWindowDays: PositiveInt(31, 'longest KPI window (to - from)'),
             MaxTransitions: PositiveInt(200_000, 'transitions read per PLC for one KPI answer'),
+            MaxFleetTransitions: PositiveInt(
+              1_000_000,
+              'transitions read for one fleet KPI answer, shared evenly by its PLCs',
+            ),
+            MaxConcurrent: PositiveInt(2, 'KPI answers computed at once in the gateway (429 beyond)'),
           },
           { additionalProperties: false, default: {} },
         ),
@@ -304,6 +316,24 @@ export const SettingsSchema = Type.Object(
           description: 'largest cycleMs a stream client may ask for',
         }),
         MaxResendIntervalMs: PositiveInt(3_600_000, 'largest maxIntervalMs a stream client may ask for'),
+        MinResendIntervalMs: PositiveInt(
+          1000,
+          'smallest maxIntervalMs a stream client may ask for (besides the cycle): the pace of its resend timers',
+        ),
+        MaxSubscriptionsPerUser: PositiveInt(
+          250,
+          "distinct (symbol, cycle, mode) subscriptions one user's streams hold on one PLC",
+        ),
+        CycleLadderMs: Type.Optional(
+          Type.Array(Type.Integer({ minimum: 1, maximum: 429_496 }), {
+            minItems: 1,
+            maxItems: 32,
+            description:
+              'the cycles subscriptions run at, ascending from MinCycleTimeMs, DefaultCycleTimeMs among them; a ' +
+              'requested cycleMs is revised down to the largest not above it (default: the 1-2-5 series from ' +
+              'MinCycleTimeMs to MaxCycleTimeMs)',
+          }),
+        ),
         QueueLength: PositiveInt(1000),
       },
       { additionalProperties: false, default: {} },

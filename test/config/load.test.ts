@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/load.ts';
 import { developmentSigningKey } from '../../src/config/development-key.ts';
 import { featureDefaults } from '../../src/config/schema.ts';
 import { minimalSettings, problemsOf, writeSettings } from './helpers.ts';
+import { cycleLadder } from '../../src/features/notifications/options.ts';
 
 const noEnv = {};
 
@@ -40,6 +41,8 @@ describe('loadConfig: defaults', () => {
       MinCycleTimeMs: 10,
       MaxCycleTimeMs: 60_000,
       MaxResendIntervalMs: 3_600_000,
+      MinResendIntervalMs: 1000,
+      MaxSubscriptionsPerUser: 250,
       QueueLength: 1000,
     });
     assert.deepEqual(settings.ConnectionLimits, { MaxPerUser: 20, MaxTotal: 2000 });
@@ -192,6 +195,17 @@ describe('loadConfig: problems', () => {
       problem:
         'Notifications.DefaultCycleTimeMs: must lie within MinCycleTimeMs (10) and MaxCycleTimeMs (99)',
     },
+    ...[
+      ['not starting at the cycle floor', [20, 100]],
+      ['not ascending', [10, 100, 100]],
+      ['past the largest cycle', [10, 100, 60_001]],
+      ['without the default cycle', [10, 50, 200]],
+    ].map(([what, ladder]) => ({
+      name: `a cycle ladder ${String(what)}`,
+      settings: { ...minimalSettings, Notifications: { CycleLadderMs: ladder } },
+      problem:
+        'Notifications.CycleLadderMs: must ascend from MinCycleTimeMs (10) to at most MaxCycleTimeMs (60000) and hold DefaultCycleTimeMs (100)',
+    })),
   ];
   for (const c of crossCases) {
     it(`rejects ${c.name}`, () => {
@@ -199,6 +213,17 @@ describe('loadConfig: problems', () => {
       assert.deepEqual(problems, [c.problem]);
     });
   }
+
+  it('derives the cycle ladder from the cycle bounds; a given one that fits is taken', () => {
+    const derived = loadConfig(writeSettings(minimalSettings), noEnv).settings.Notifications;
+    assert.deepEqual(
+      cycleLadder(derived),
+      [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 60_000],
+    );
+    const given = { CycleLadderMs: [10, 100, 60_000] };
+    const config = loadConfig(writeSettings({ ...minimalSettings, Notifications: given }), noEnv);
+    assert.deepEqual(cycleLadder(config.settings.Notifications), [10, 100, 60_000]);
+  });
 
   it('fills the notification retry settings with their defaults; a cap equal to the first retry is fine', () => {
     const config = loadConfig(

@@ -77,7 +77,15 @@ export const alarmsRoutes: FeaturePlugin = async (app, context) => {
   // Replicas share shelving in Redis; one gateway keeps it in memory, and in a file when one is set.
   const stateFile = alarmSettings.ShelvingStateFile;
   const file =
-    !cluster && stateFile !== undefined && config.features.Alarms ? new ShelvingFile(stateFile) : undefined;
+    !cluster && stateFile !== undefined && config.features.Alarms
+      ? new ShelvingFile(stateFile, {
+          clock: deadlines,
+          intervalMs: alarmSettings.ShelvingWriteIntervalMs,
+          onError: (err) =>
+            app.log.error({ err: err.message }, 'alarm shelving state not written to its file'),
+        })
+      : undefined;
+  if (file) app.addHook('onClose', () => file.flush());
   const shelving = cluster
     ? sharedShelving(cluster.cluster, alarmSettings, app.log)
     : file &&

@@ -1,6 +1,6 @@
 // Notification routes (flag Notifications, ReadAccess): the SSE stream and the SignalR hub of one PLC.
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../../errors.ts';
+import { AppError, isAppError } from '../../errors.ts';
 import { targetOf } from '../../guards/install-guards.ts';
 import { ErrorEnvelope } from '../../http/envelope.ts';
 import type { FeaturePlugin } from '../../feature-kit/feature-context.ts';
@@ -10,7 +10,13 @@ import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { checkEtherCatStream, etherCatDiagnosticsKey, streamEtherCat } from '../ethercat/index.ts';
 import { NotificationService, notificationServiceKey } from './service.ts';
 import { assertNumeric, symbolKey } from './session.ts';
-import { effectiveOptions, optionNames, type OptionBounds, type RequestedOptions } from './options.ts';
+import {
+  cycleLadder,
+  effectiveOptions,
+  optionNames,
+  type OptionBounds,
+  type RequestedOptions,
+} from './options.ts';
 
 const config = { feature: 'Notifications', policy: 'ReadAccess', plcScoped: true } as const;
 
@@ -65,8 +71,15 @@ export const notificationsRoutes: FeaturePlugin = (
     minCycleMs: n.MinCycleTimeMs,
     maxCycleMs: n.MaxCycleTimeMs,
     maxResendIntervalMs: n.MaxResendIntervalMs,
+    minResendIntervalMs: n.MinResendIntervalMs,
+    cycleLadder: cycleLadder(n),
   };
-  const service = new NotificationService({ bounds, maxSymbols, now });
+  const service = new NotificationService({
+    bounds,
+    maxSymbols,
+    maxSubscriptionsPerUser: n.MaxSubscriptionsPerUser,
+    now,
+  });
   services.provide(notificationServiceKey, service);
   app.addHook('onClose', () => service.close());
 
@@ -100,7 +113,9 @@ export const notificationsRoutes: FeaturePlugin = (
             Type.Number({
               description:
                 `Sampling cycle (ms), ${n.MinCycleTimeMs}-${n.MaxCycleTimeMs} (400 CYCLE_TIME_OUT_OF_RANGE); ` +
-                `default ${n.DefaultCycleTimeMs}. Clients with equal symbol, cycleMs and mode share one PLC notification`,
+                `default ${n.DefaultCycleTimeMs}; revised down to the largest of ${cycleLadder(n).join(', ')} ` +
+                `not above it (Notifications:CycleLadderMs; \`subscribed\` echoes the revised one). Clients with ` +
+                `equal symbol, cycleMs and mode share one PLC notification`,
             }),
           ),
           mode: Type.Optional(
@@ -121,7 +136,8 @@ export const notificationsRoutes: FeaturePlugin = (
             Type.Number({
               description:
                 `on-change: the current value is sent again after this long without a change event; 0 (default) ` +
-                `or cycleMs-${n.MaxResendIntervalMs} (400 SUBSCRIPTION_OPTIONS_INVALID)`,
+                `or the larger of cycleMs and ${n.MinResendIntervalMs} (Notifications:MinResendIntervalMs) to ` +
+                `${n.MaxResendIntervalMs} (400 SUBSCRIPTION_OPTIONS_INVALID)`,
             }),
           ),
           ethercat: Type.Optional(
@@ -169,12 +185,14 @@ export const notificationsRoutes: FeaturePlugin = (
       }
       // Before the stream opens, so that it is a plain 400.
       if (options.deadband > 0) await assertNumeric(service.shared(target), symbols);
+      const user = request.principal?.sub ?? '';
+      service.assertQuota(target, user, symbols, options);
       const { stream, entry } = await openSse(
         reply,
         { streams, limits },
         { kind: 'notifications.sse', plcId: target.id },
       );
-      const session = service.open(target, stream);
+      const session = service.open(target, stream, user);
       entry.describeWith(() => session.symbols());
       let etherCatStream: Promise<() => void> | undefined;
       stream.onClose(() => {
@@ -183,7 +201,16 @@ export const notificationsRoutes: FeaturePlugin = (
       });
       // The spec's form (no option named) gets the spec's `subscribed` { symbols }.
       const echoOptions = Object.keys(requested).length > 0;
-      await session.subscribe(symbols, { options, echoOptions, numericChecked: true });
+      try {
+        await session.subscribe(symbols, { options, echoOptions, numericChecked: true });
+      } catch (err) {
+        // A concurrent stream of the same user took the last places since the check above: the refusal is the
+        // stream's one event.
+        const { code, message } = isAppError(err) ? err : new AppError('INTERNAL_ERROR');
+        stream.send({ name: 'error', data: JSON.stringify({ code, message }) });
+        stream.end();
+        return;
+      }
       if (ethercat) {
         etherCatStream = streamEtherCat(etherCat.monitor, target, (e) => session.emit(e));
         await etherCatStream;
@@ -202,7 +229,7 @@ export const notificationsRoutes: FeaturePlugin = (
       serverMethods: hubMethods,
       open: (connection, request) => {
         const target = targetOf(request);
-        const session = service.open(target, connection);
+        const session = service.open(target, connection, request.principal?.sub ?? '');
         // Set by the first SubscribeEtherCat, so a second one (even while the first awaits its reading) is a no-op.
         let etherCatStream: Promise<() => void> | undefined;
         connection.onClose(() => {

@@ -3,15 +3,23 @@
 import type { ConnectionState, PlcTarget } from '../../targets/target.ts';
 import type { EventSink } from '../../http/streams/outbox.ts';
 import { ServiceKey } from '../../feature-kit/service-directory.ts';
-import { NotificationSession } from './session.ts';
+import { NotificationSession, quotaExceeded, type UserQuota } from './session.ts';
 import { DeliveryBatch, deliveryWindowMs, type Schedule } from './delivery-batch.ts';
-import { SharedSubscriptions, type ChangeObserver, type Observation } from './shared-subscriptions.ts';
+import {
+  sharedKey,
+  SharedSubscriptions,
+  type ChangeObserver,
+  type Membership,
+  type Observation,
+} from './shared-subscriptions.ts';
 import { defaultOptions, type OptionBounds, type SubscriptionOptions } from './options.ts';
 
 export interface NotificationSettings {
   /** The cycle of a subscription that names none, and what a client may ask for. */
   readonly bounds: OptionBounds;
   readonly maxSymbols: number;
+  /** Notifications.MaxSubscriptionsPerUser (per PLC); none: unbounded. */
+  readonly maxSubscriptionsPerUser?: number;
   /** Gateway clock (the longest interval between sends). */
   readonly now: () => number;
   /** When gathered changes go out; tests hold the window open by hand. */
@@ -23,6 +31,8 @@ export interface NotificationSettings {
 class PlcChannel {
   readonly shared: SharedSubscriptions;
   readonly sessions = new Set<NotificationSession>();
+  /** The sessions of each user (token sub), for MaxSubscriptionsPerUser. */
+  readonly byUser = new Map<string, Set<NotificationSession>>();
   readonly #target: PlcTarget;
   readonly #batch: DeliveryBatch;
   readonly #stop: () => void;
@@ -71,6 +81,13 @@ class PlcChannel {
   }
 }
 
+/** The sharing keys `sessions` hold, the memberships of `skip` left out. */
+function heldKeys(sessions: Iterable<NotificationSession>, skip: ReadonlySet<Membership>): Set<string> {
+  const keys = new Set<string>();
+  for (const s of sessions) for (const m of s.memberships()) if (!skip.has(m)) keys.add(m.shared.key);
+  return keys;
+}
+
 export class NotificationService {
   readonly #settings: NotificationSettings;
   readonly #channels = new Map<string, PlcChannel>();
@@ -90,14 +107,47 @@ export class NotificationService {
     return channel;
   }
 
-  /** A new client session on `target`; its events go to `sink`. Close it when the client goes. */
-  open(target: PlcTarget, sink: EventSink): NotificationSession {
+  /**
+   * A new client session of `user` (the token's sub) on `target`; its events go to `sink`. Close it when the
+   * client goes.
+   */
+  open(target: PlcTarget, sink: EventSink, user = ''): NotificationSession {
     const c = this.#channel(target);
-    const session = new NotificationSession(c.shared, sink, this.#settings.maxSymbols, () =>
-      c.sessions.delete(session),
+    let mine = c.byUser.get(user);
+    if (mine === undefined) {
+      mine = new Set();
+      c.byUser.set(user, mine);
+    }
+    const own = mine;
+    const max = this.#settings.maxSubscriptionsPerUser;
+    const quota: UserQuota | undefined =
+      max === undefined ? undefined : { max, held: (skip) => heldKeys(own, skip) };
+    const session = new NotificationSession(
+      c.shared,
+      sink,
+      this.#settings.maxSymbols,
+      () => {
+        c.sessions.delete(session);
+        own.delete(session);
+        if (own.size === 0 && c.byUser.get(user) === own) c.byUser.delete(user);
+      },
+      quota,
     );
     c.sessions.add(session);
+    own.add(session);
     return session;
+  }
+
+  /**
+   * 400 SUBSCRIPTION_LIMIT_EXCEEDED when a new session of `user` subscribing `paths` with `options` would pass
+   * MaxSubscriptionsPerUser on `target`: checked before an SSE stream opens, so the refusal is plain JSON.
+   */
+  assertQuota(target: PlcTarget, user: string, paths: readonly string[], options: SubscriptionOptions): void {
+    const max = this.#settings.maxSubscriptionsPerUser;
+    if (max === undefined) return;
+    const keys = heldKeys(this.#channels.get(target.id)?.byUser.get(user) ?? [], new Set());
+    for (const p of paths) keys.add(sharedKey(p, options));
+    if (keys.size > max) throw quotaExceeded(max, keys.size);
   }
 
   /** Holds `path` of `target` open for an observer inside the gateway, on the subscription clients share. */

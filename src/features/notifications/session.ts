@@ -3,7 +3,12 @@
 import { AppError, isAppError } from '../../errors.ts';
 import type { EventSink, StreamEvent } from '../../http/streams/outbox.ts';
 import type { TypeChangedNotice } from '../../targets/target.ts';
-import type { Membership, SharedSubscriptions, SymbolClient } from './shared-subscriptions.ts';
+import {
+  sharedKey,
+  type Membership,
+  type SharedSubscriptions,
+  type SymbolClient,
+} from './shared-subscriptions.ts';
 import { sameOptions, type SubscriptionOptions } from './options.ts';
 
 export interface SubscribeOutcome {
@@ -24,6 +29,22 @@ export interface SubscribeRequest {
   readonly numericChecked?: boolean;
 }
 
+/** Notifications.MaxSubscriptionsPerUser: the target subscriptions one user's sessions on a PLC hold together. */
+export interface UserQuota {
+  readonly max: number;
+  /** The sharing keys the user's sessions on this PLC hold, those of `skip` left out. */
+  held(skip: ReadonlySet<Membership>): Set<string>;
+}
+
+/** 400 SUBSCRIPTION_LIMIT_EXCEEDED naming Notifications:MaxSubscriptionsPerUser. */
+export function quotaExceeded(max: number, would: number): AppError {
+  return new AppError(
+    'SUBSCRIPTION_LIMIT_EXCEEDED',
+    `At most ${max} distinct subscriptions (symbol, cycle, mode) per user on a PLC ` +
+      `(Notifications:MaxSubscriptionsPerUser); this would make ${would}.`,
+  );
+}
+
 let sessions = 0;
 
 export function symbolKey(path: string): string {
@@ -38,21 +59,52 @@ export class NotificationSession implements SymbolClient {
   readonly #sink: EventSink;
   readonly #maxSymbols: number;
   readonly #onClosed: () => void;
+  readonly #quota: UserQuota | undefined;
   readonly #held = new Map<string, Membership>();
   /** Events held back while a subscribe is under way, so confirmation comes before values. */
   #corked: StreamEvent[] | undefined;
   #corks = 0;
   #closed = false;
 
-  constructor(shared: SharedSubscriptions, sink: EventSink, maxSymbols: number, onClosed: () => void) {
+  constructor(
+    shared: SharedSubscriptions,
+    sink: EventSink,
+    maxSymbols: number,
+    onClosed: () => void,
+    quota?: UserQuota,
+  ) {
     this.#shared = shared;
     this.#sink = sink;
     this.#maxSymbols = maxSymbols;
     this.#onClosed = onClosed;
+    this.#quota = quota;
   }
 
   symbols(): string[] {
     return [...this.#held.values()].map((h) => h.path);
+  }
+
+  /** The memberships it holds now. */
+  memberships(): Iterable<Membership> {
+    return this.#held.values();
+  }
+
+  /**
+   * 400 SUBSCRIPTION_LIMIT_EXCEEDED when joining `fresh` with `options` would make the user hold more than
+   * MaxSubscriptionsPerUser distinct (symbol, cycle, mode) on this PLC: one user's streams cannot take the PLC's
+   * NotificationBudget from the others. Memberships being moved to the new options count once, as the new ones.
+   */
+  #checkQuota(fresh: ReadonlyArray<readonly [string, string]>, options: SubscriptionOptions): void {
+    const quota = this.#quota;
+    if (quota === undefined) return;
+    const moving = new Set<Membership>();
+    for (const [key] of fresh) {
+      const held = this.#held.get(key);
+      if (held !== undefined) moving.add(held);
+    }
+    const keys = quota.held(moving);
+    for (const [, path] of fresh) keys.add(sharedKey(path, options));
+    if (keys.size > quota.max) throw quotaExceeded(quota.max, keys.size);
   }
 
   /** Sends an event now, or after the subscribe under way has confirmed. */
@@ -99,6 +151,8 @@ export class NotificationSession implements SymbolClient {
         fresh.map(([, path]) => path),
       );
     }
+    // After the await above: checked and joined in one turn, so concurrent subscribes cannot both pass.
+    this.#checkQuota(fresh, options);
     this.#cork();
     const errors: StreamEvent[] = [];
     try {

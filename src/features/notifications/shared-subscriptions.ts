@@ -126,7 +126,7 @@ export interface SharedSettings {
 }
 
 /** Subscriptions share a target subscription when symbol (case-insensitive), cycle and mode are equal. */
-function sharedKey(path: string, options: Pick<SubscriptionOptions, 'cycleMs' | 'mode'>): string {
+export function sharedKey(path: string, options: Pick<SubscriptionOptions, 'cycleMs' | 'mode'>): string {
   return `${path.trim().toUpperCase()}|${sharingKey(options)}`;
 }
 

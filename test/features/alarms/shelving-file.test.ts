@@ -88,6 +88,45 @@ describe('PlcAlarms.ShelvingStateFile', () => {
     assert.deepEqual(after.line1, { shelved: {}, outOfService: {} });
   });
 
+  test('ShelvingWriteIntervalMs: a burst of changes is one write at the interval’s end (N - 1 and N), the last at shutdown', async () => {
+    const burstFile = join(mkdtempSync(join(tmpdir(), 'plc-gateway-shelving-')), 'shelving.json');
+    const clock = manualDeadlineClock(start);
+    const r = await startAlarmRig('simulated', {
+      deadlines: clock,
+      settings: { PlcAlarms: { ShelvingStateFile: burstFile, ShelvingWriteIntervalMs: 1000 } },
+    });
+    const saved = (): string[] =>
+      Object.keys(
+        (JSON.parse(readFileSync(burstFile, 'utf8')) as { line1: { outOfService: object } }).line1
+          .outOfService,
+      ).sort();
+    const change = async (code: string, action: 'out-of-service' | 'return-to-service'): Promise<void> => {
+      const body = action === 'out-of-service' ? { reason: 'x' } : undefined;
+      const res = await r.call('POST', `/api/plcs/line1/alarms/${code}/${action}`, body);
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    try {
+      await r.step(2);
+      // The first change after a quiet interval is written at once.
+      await change('CAPPER_JAM', 'out-of-service');
+      assert.deepEqual(saved(), ['CAPPER_JAM']);
+      // Within the interval: kept for its end, however many.
+      await change('CAPPER_JAM', 'return-to-service');
+      await change('FILLER_OVERTEMP', 'out-of-service');
+      assert.deepEqual(saved(), ['CAPPER_JAM']);
+      clock.advance(999);
+      assert.deepEqual(saved(), ['CAPPER_JAM']);
+      clock.advance(1);
+      assert.deepEqual(saved(), ['FILLER_OVERTEMP']);
+      // One more within the next interval: written when the gateway shuts down.
+      await change('CAPPER_JAM', 'out-of-service');
+      assert.deepEqual(saved(), ['FILLER_OVERTEMP']);
+    } finally {
+      await r.close();
+    }
+    assert.deepEqual(saved(), ['CAPPER_JAM', 'FILLER_OVERTEMP']);
+  });
+
   test('a file that is not a shelving state stops start-up naming the setting', async () => {
     for (const text of [
       '{ not json',

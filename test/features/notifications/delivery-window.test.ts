@@ -45,7 +45,14 @@ describe('notification delivery window', () => {
   it('holds the changes of separate notifications and PLCs until the window closes, then delivers them at once', async () => {
     const window = handWindow();
     const service = new NotificationService({
-      bounds: { defaultCycleMs: 100, minCycleMs: 10, maxCycleMs: 60_000, maxResendIntervalMs: 3_600_000 },
+      bounds: {
+        defaultCycleMs: 100,
+        minCycleMs: 10,
+        maxCycleMs: 60_000,
+        maxResendIntervalMs: 3_600_000,
+        minResendIntervalMs: 100,
+        cycleLadder: [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 60_000],
+      },
       maxSymbols: 10,
       now: Date.now,
       schedule: window.schedule,
@@ -81,7 +88,14 @@ describe('notification delivery window', () => {
   it('delivers gathered changes before a link state and before an unsubscribe is answered', async () => {
     const window = handWindow();
     const service = new NotificationService({
-      bounds: { defaultCycleMs: 100, minCycleMs: 10, maxCycleMs: 60_000, maxResendIntervalMs: 3_600_000 },
+      bounds: {
+        defaultCycleMs: 100,
+        minCycleMs: 10,
+        maxCycleMs: 60_000,
+        maxResendIntervalMs: 3_600_000,
+        minResendIntervalMs: 100,
+        cycleLadder: [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 60_000],
+      },
       maxSymbols: 10,
       now: Date.now,
       schedule: window.schedule,

@@ -74,6 +74,7 @@ async function startRig(driver: TestDriver): Promise<Rig> {
     targets: driver === 'real' ? [target, plant] : [target],
     settings: {
       Features: { Simulation: true, Notifications: true, Variables: true },
+      Notifications: { MinResendIntervalMs: 100 },
       RateLimiting: { NotificationConnections: 1000 },
     },
   });
@@ -320,8 +321,14 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
     s = await startStreamApp('simulated', {
       program: b.build(),
       settings: {
-        Notifications: { MinCycleTimeMs: 20, MaxCycleTimeMs: 1000, MaxResendIntervalMs: 5000 },
+        Notifications: {
+          MinCycleTimeMs: 20,
+          MaxCycleTimeMs: 1000,
+          MaxResendIntervalMs: 5000,
+          MinResendIntervalMs: 150,
+        },
         RateLimiting: { NotificationConnections: 1000 },
+        ConnectionLimits: { MaxPerUser: 100 },
       },
     });
   });
@@ -352,10 +359,48 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
     assert.deepEqual(await attempt('mode=on-change'), options({}));
   });
 
-  test('maxIntervalMs: 0, the cycle and MaxResendIntervalMs open; cycle - 1 and the maximum + 1 are 400', async () => {
+  test('cycleMs is revised down onto the cycle ladder (20, 50, 100, 200, 500, 1000 here): N - 1 and N', async () => {
+    assert.deepEqual(await attempt('cycleMs=49'), options({ cycleMs: 20 }));
+    assert.deepEqual(await attempt('cycleMs=50'), options({ cycleMs: 50 }));
+    assert.deepEqual(await attempt('cycleMs=999'), options({ cycleMs: 500 }));
+    // The longest interval is held to the revised cycle.
+    assert.deepEqual(
+      await attempt('cycleMs=210&maxIntervalMs=200'),
+      options({ cycleMs: 200, maxIntervalMs: 200 }),
+    );
+  });
+
+  test('distinct cycles asked on one symbol share the ladder step they revise to: one target subscription', async () => {
+    const before = s.target.opened;
+    const streams: RawSse[] = [];
+    try {
+      // 20..49 ms: thirty distinct requests, one step (20) on the ladder; 50 opens the next step.
+      for (let cycle = 20; cycle <= 50; cycle++) {
+        const c = await new RawSse(
+          `${sseUrl(s.base, ['MAIN.nA'])}&cycleMs=${cycle}`,
+          authHeaders(s.token),
+        ).opened();
+        streams.push(c);
+        assert.equal(c.status, 200);
+        await c.next((e) => e.event === 'change');
+      }
+      assert.equal(s.target.opened - before, 2);
+    } finally {
+      for (const c of streams) c.close();
+    }
+  });
+
+  test('maxIntervalMs: 0, the larger of the cycle and MinResendIntervalMs, and MaxResendIntervalMs open; one below and the maximum + 1 are 400', async () => {
     assert.deepEqual(await attempt('maxIntervalMs=0'), options({}));
-    assert.equal(await attempt('cycleMs=100&maxIntervalMs=99'), '400 SUBSCRIPTION_OPTIONS_INVALID');
-    assert.deepEqual(await attempt('cycleMs=100&maxIntervalMs=100'), options({ maxIntervalMs: 100 }));
+    // MinResendIntervalMs (150) above the cycle (100): the floor.
+    assert.equal(await attempt('cycleMs=100&maxIntervalMs=149'), '400 SUBSCRIPTION_OPTIONS_INVALID');
+    assert.deepEqual(await attempt('cycleMs=100&maxIntervalMs=150'), options({ maxIntervalMs: 150 }));
+    // The cycle (200) above it: the cycle.
+    assert.equal(await attempt('cycleMs=200&maxIntervalMs=199'), '400 SUBSCRIPTION_OPTIONS_INVALID');
+    assert.deepEqual(
+      await attempt('cycleMs=200&maxIntervalMs=200'),
+      options({ cycleMs: 200, maxIntervalMs: 200 }),
+    );
     assert.deepEqual(await attempt('maxIntervalMs=5000'), options({ maxIntervalMs: 5000 }));
     assert.equal(await attempt('maxIntervalMs=5001'), '400 SUBSCRIPTION_OPTIONS_INVALID');
     assert.equal(await attempt('maxIntervalMs=-1'), '400 SUBSCRIPTION_OPTIONS_INVALID');
@@ -389,6 +434,82 @@ describe('subscription option bounds, at their edges (SSE query parameters)', ()
       assert.deepEqual((await c.next((e) => e.event === 'subscribed')).data, { symbols: ['MAIN.nA'] });
     } finally {
       c.close();
+    }
+  });
+});
+
+describe('Notifications.MaxSubscriptionsPerUser: distinct (symbol, cycle, mode) per user on a PLC, at its edge', () => {
+  let s: StreamApp;
+  before(async () => {
+    const b = new ProgramBuilder();
+    for (const name of ['nA', 'nB', 'nC', 'nD', 'nE']) b.symbol(`MAIN.${name}`, 'DINT', { value: 1 });
+    s = await startStreamApp('simulated', {
+      program: b.build(),
+      settings: {
+        Notifications: { MaxSubscriptionsPerUser: 4 },
+        RateLimiting: { NotificationConnections: 1000 },
+      },
+    });
+  });
+  after(async () => {
+    await s.close();
+  });
+
+  async function attempt(symbols: string[], query = '', token = s.token): Promise<RawSse | string> {
+    const c = await new RawSse(`${sseUrl(s.base, symbols)}${query}`, authHeaders(token)).opened();
+    if (c.status === 200) {
+      await c.next((e) => e.event === 'subscribed');
+      return c;
+    }
+    const code = `${c.status} ${(await c.json()).error?.code}`;
+    c.close();
+    return code;
+  }
+
+  test('SSE and hub: N distinct open across one user’s streams, N + 1 is 400; shared keys count once; others keep theirs', async () => {
+    const open: RawSse[] = [];
+    const keep = (r: RawSse | string): RawSse => {
+      assert.ok(typeof r !== 'string', typeof r === 'string' ? `refused: ${r}` : 'opened');
+      open.push(r);
+      return r;
+    };
+    const other = await mintToken({ sub: 'someone-else' });
+    const connection = new HubConnectionBuilder()
+      .withUrl(`${s.base}/api/plcs/plc1/notifications/ws`, {
+        accessTokenFactory: () => other,
+        transport: HttpTransportType.WebSockets,
+      })
+      .configureLogging(LogLevel.None)
+      .build();
+    try {
+      keep(await attempt(['MAIN.nA', 'MAIN.nB'])); // 2
+      keep(await attempt(['MAIN.nA'], '&cycleMs=20')); // 3: another cycle is another subscription
+      keep(await attempt(['MAIN.nA', 'MAIN.nB'])); // still 3: the same keys, held again
+      // Cycles revised onto one ladder step are one key.
+      keep(await attempt(['MAIN.nA'], '&cycleMs=25')); // still 3
+      assert.equal(await attempt(['MAIN.nC', 'MAIN.nD']), '400 SUBSCRIPTION_LIMIT_EXCEEDED'); // 5
+      keep(await attempt(['MAIN.nC'])); // 4 = N
+      assert.equal(await attempt(['MAIN.nD']), '400 SUBSCRIPTION_LIMIT_EXCEEDED'); // N + 1
+      assert.equal(await attempt(['MAIN.nA'], '&mode=cyclic'), '400 SUBSCRIPTION_LIMIT_EXCEEDED');
+      // Another user has a quota of its own.
+      keep(await attempt(['MAIN.nD', 'MAIN.nE'], '', other));
+      // The hub counts against the same quota (the other user's here: 2 held by its stream).
+      await connection.start();
+      assert.deepEqual(await connection.invoke('Subscribe', ['MAIN.nA', 'MAIN.nB']), ['MAIN.nA', 'MAIN.nB']); // 4
+      await assert.rejects(connection.invoke('Subscribe', ['MAIN.nC']), /SUBSCRIPTION_LIMIT_EXCEEDED/); // 5
+      // Moving a held symbol to other options counts it once, as its new key: 4 stays 4.
+      assert.deepEqual(await connection.invoke('Subscribe', ['MAIN.nA'], { cycleMs: 20 }), ['MAIN.nA']);
+      // A key the same user's stream holds is not moved away by the hub: nD at 20 ms would be a fifth.
+      await assert.rejects(
+        connection.invoke('Subscribe', ['MAIN.nD'], { cycleMs: 20 }),
+        /SUBSCRIPTION_LIMIT_EXCEEDED/,
+      );
+      // A released subscription frees its place.
+      assert.deepEqual(await connection.invoke('Unsubscribe', ['MAIN.nA']), ['MAIN.nB']);
+      assert.deepEqual(await connection.invoke('Subscribe', ['MAIN.nC']), ['MAIN.nC']);
+    } finally {
+      await connection.stop();
+      for (const c of open) c.close();
     }
   });
 });

@@ -7,7 +7,14 @@ import type { SubscriptionOptions } from '../../../src/features/notifications/op
 import { manualClock } from '../../helpers/app.ts';
 import { CallSink, handTimers, handWindow, NotifyingTarget } from './hand-driven.ts';
 
-const bounds = { defaultCycleMs: 100, minCycleMs: 10, maxCycleMs: 60_000, maxResendIntervalMs: 3_600_000 };
+const bounds = {
+  defaultCycleMs: 100,
+  minCycleMs: 10,
+  maxCycleMs: 60_000,
+  maxResendIntervalMs: 3_600_000,
+  minResendIntervalMs: 100,
+  cycleLadder: [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 60_000],
+};
 const plain: SubscriptionOptions = { cycleMs: 100, mode: 'on-change', deadband: 0, maxIntervalMs: 0 };
 
 function rig() {

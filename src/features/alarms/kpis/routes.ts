@@ -17,7 +17,9 @@ const description =
   'standing alarms (outstanding longer than 24 h), chattering alarms (3 raises of one key within 60 s), the 10 ' +
   'most frequent keys, time to acknowledge (p50, p90), and how many alarms are shelved, out of service or ' +
   'suppressed now, with the ISA-18.2 / EEMUA 191 benchmarks. 400 VALIDATION_ERROR for a window that is not ' +
-  'from < to, starts in the future or is longer than PlcAlarms.Kpis.MaxWindowDays.';
+  'from < to, starts in the future or is longer than PlcAlarms.Kpis.MaxWindowDays; 429 CONCURRENCY_LIMIT while ' +
+  'PlcAlarms.Kpis.MaxConcurrent answers are being computed. A fleet answer reads at most ' +
+  'PlcAlarms.Kpis.MaxFleetTransitions transitions, shared by its PLCs.';
 
 export function alarmKpiRoutes(
   app: FeatureApp,

@@ -61,8 +61,21 @@ const kpiTransition = (plcId: string, e: JournalEntry): KpiTransition => ({
   isAcked: e.reading.isAcked,
 });
 
+/** One PLC's answer, and what the fleet's figures are computed from. */
+interface PlcPart {
+  readonly answer: Omit<PlcKpis, 'benchmarks'>;
+  readonly read: Window;
+  readonly transitions: readonly KpiTransition[];
+  readonly outstanding: ReadonlyArray<{ plcId: string; key: string }>;
+}
+
+/** Lets the event loop serve others between two PLCs of a fleet answer. */
+const yieldToOthers = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class AlarmKpis {
   readonly #deps: KpiDeps;
+  /** KPI answers being computed now (PlcAlarms.Kpis.MaxConcurrent). */
+  #running = 0;
 
   constructor(deps: KpiDeps) {
     this.#deps = deps;
@@ -89,17 +102,58 @@ export class AlarmKpis {
     return { requested: { from, to }, read: { from, to: Math.min(to, at) }, at };
   }
 
+  /**
+   * Runs `work` in one of PlcAlarms.Kpis.MaxConcurrent places, or throws 429 CONCURRENCY_LIMIT: each answer holds
+   * up to MaxTransitions (fleet: MaxFleetTransitions) transitions in memory, so their number at once is bounded
+   * whoever asks (the HistoryQueries limit counts requests per second, not the ones still running).
+   */
+  async #slot<T>(work: () => Promise<T>): Promise<T> {
+    const max = this.#deps.settings.MaxConcurrent;
+    if (this.#running >= max) {
+      throw new AppError(
+        'CONCURRENCY_LIMIT',
+        `At most ${max} alarm KPI answers are computed at once (PlcAlarms.Kpis.MaxConcurrent); try again shortly.`,
+      );
+    }
+    this.#running += 1;
+    try {
+      return await work();
+    } finally {
+      this.#running -= 1;
+    }
+  }
+
   /** One monitored PLC (404 PLC_NOT_FOUND otherwise). */
   async plc(plcId: string, query: KpiWindowQuery): Promise<PlcKpis> {
     const { requested, read, at } = this.window(query);
-    const { answer } = await this.#plc(plcId, requested, read, at);
+    const max = this.#deps.settings.MaxTransitions;
+    const { answer } = await this.#slot(() => this.#plc(plcId, requested, read, at, max));
     return { ...answer, benchmarks: kpiBenchmarks };
   }
 
-  /** Every PLC of `plcIds` (each monitored), and all of them together over the part every one covers. */
+  /**
+   * Every PLC of `plcIds` (each monitored), and all of them together over the part every one covers. The PLCs
+   * share PlcAlarms.Kpis.MaxFleetTransitions evenly (each at most MaxTransitions) and are read one after the
+   * other, so one answer's memory and event-loop time stay bounded however large the fleet.
+   */
   async fleet(plcIds: readonly string[], query: KpiWindowQuery): Promise<FleetKpis> {
     const { requested, read, at } = this.window(query);
-    const parts = await Promise.all(plcIds.map((id) => this.#plc(id, requested, read, at)));
+    const { MaxTransitions, MaxFleetTransitions } = this.#deps.settings;
+    const share = Math.max(
+      1,
+      Math.min(MaxTransitions, Math.floor(MaxFleetTransitions / Math.max(1, plcIds.length))),
+    );
+    return this.#slot(async () => {
+      const parts: PlcPart[] = [];
+      for (const id of plcIds) {
+        if (parts.length > 0) await yieldToOthers();
+        parts.push(await this.#plc(id, requested, read, at, share));
+      }
+      return this.#together(parts, requested, read, at);
+    });
+  }
+
+  #together(parts: readonly PlcPart[], requested: Window, read: Window, at: number): FleetKpis {
     // A PLC covering nothing (a shared journal not started: no transition yet) holds nothing to count and does
     // not narrow the others' window.
     const covering = parts.filter((p) => p.read.to > p.read.from);
@@ -135,12 +189,11 @@ export class AlarmKpis {
     };
   }
 
-  /** `at`: the request's now (the window was cut to it). */
-  async #plc(plcId: string, requested: Window, window: Window, at: number) {
-    const { alarms, settings } = this.#deps;
+  /** `at`: the request's now (the window was cut to it); `max`: the transitions it may read. */
+  async #plc(plcId: string, requested: Window, window: Window, at: number, max: number): Promise<PlcPart> {
+    const { alarms } = this.#deps;
     const source = alarms.monitor(plcId);
     const archive = this.#deps.archive();
-    const max = settings.MaxTransitions;
     const read: WindowRead = archive
       ? await readArchive(archive, plcId, window, {
           max,

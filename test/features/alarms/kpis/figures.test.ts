@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AlarmArchive } from '../../../../src/features/alarms/archive.ts';
+import type { AppError } from '../../../../src/errors.ts';
 import {
   JournalMirror,
   sharedEntry,
@@ -400,7 +401,13 @@ describe('the fleet window', () => {
     } as unknown as AlarmService;
     const kpis = new AlarmKpis({
       alarms,
-      settings: { DefaultWindowHours: 24, MaxWindowDays: 31, MaxTransitions: 1000 },
+      settings: {
+        DefaultWindowHours: 24,
+        MaxWindowDays: 31,
+        MaxTransitions: 1000,
+        MaxFleetTransitions: 1_000_000,
+        MaxConcurrent: 2,
+      },
       retentionDays: 30,
       now: () => T0 + h,
       archive: () => undefined,
@@ -415,5 +422,117 @@ describe('the fleet window', () => {
     );
     assert.deepEqual(fleet.covered, { from: new Date(T0).toISOString(), to: new Date(T0 + h).toISOString() });
     assert.equal(fleet.figures.raised.total, 1);
+  });
+});
+
+describe('the bounds of one KPI answer (PlcAlarms.Kpis.MaxFleetTransitions, MaxConcurrent)', () => {
+  const settings = {
+    DefaultWindowHours: 24,
+    MaxWindowDays: 31,
+    MaxTransitions: 1000,
+    MaxFleetTransitions: 10,
+    MaxConcurrent: 2,
+  };
+  const alarmsOf = (journals: Map<string, JournalReader>): AlarmService =>
+    ({
+      monitor: (plcId: string) => ({ plcId, journal: journals.get(plcId), outstanding: () => [] }),
+      view: () => ({ counts: { shelved: 0, outOfService: 0, suppressed: 0 } }),
+    }) as unknown as AlarmService;
+  /** Two PLCs with `each` raises, a minute apart. */
+  const twoPlcs = (each: number): Map<string, JournalReader> => {
+    const journals = new Map<string, JournalReader>();
+    for (const id of ['a', 'b']) {
+      const j = new AlarmJournal(1000, T0);
+      for (let i = 0; i < each; i++) {
+        j.append({
+          at: new Date(T0 + (i + 1) * min).toISOString(),
+          kind: 'raised',
+          reading: reading(`${id}${i}`),
+        });
+      }
+      journals.set(id, j);
+    }
+    return journals;
+  };
+
+  test('the fleet shares MaxFleetTransitions evenly: N per PLC read whole, N + 1 cut where its share ends', async () => {
+    const at = T0 + h;
+    const answer = async (each: number, fleetMax: number) =>
+      new AlarmKpis({
+        alarms: alarmsOf(twoPlcs(each)),
+        settings: { ...settings, MaxFleetTransitions: fleetMax },
+        retentionDays: 30,
+        now: () => at,
+        archive: () => undefined,
+      }).fleet(['a', 'b'], { from: new Date(T0).toISOString() });
+    // 10 for two PLCs: 5 each. Five raises each fit.
+    const whole = await answer(5, 10);
+    assert.deepEqual(
+      whole.plcs.map((p) => [p.figures.raised.total, p.limitedBy]),
+      [
+        [5, undefined],
+        [5, undefined],
+      ],
+    );
+    assert.equal(whole.figures.raised.total, 10);
+    // Six each: each PLC's answer stops at its share, the window ending at the sixth raise.
+    const cut = await answer(6, 10);
+    assert.deepEqual(
+      cut.plcs.map((p) => [p.figures.raised.total, p.limitedBy, p.covered.to]),
+      [
+        [5, 'maxTransitions', new Date(T0 + 6 * min).toISOString()],
+        [5, 'maxTransitions', new Date(T0 + 6 * min).toISOString()],
+      ],
+    );
+    assert.equal(cut.figures.raised.total, 10);
+    // One PLC alone may read its MaxTransitions, not more than the fleet total.
+    const single = await new AlarmKpis({
+      alarms: alarmsOf(twoPlcs(6)),
+      settings: { ...settings, MaxFleetTransitions: 10 },
+      retentionDays: 30,
+      now: () => at,
+      archive: () => undefined,
+    }).fleet(['a'], { from: new Date(T0).toISOString() });
+    assert.equal(single.figures.raised.total, 6);
+  });
+
+  test('MaxConcurrent answers at once: N run, N + 1 is 429 CONCURRENCY_LIMIT, a place freed is taken again', async () => {
+    const held: Array<() => void> = [];
+    const archive: AlarmArchive = {
+      read: () =>
+        new Promise((resolve) => {
+          held.push(() => resolve([]));
+        }),
+    };
+    const kpis = new AlarmKpis({
+      alarms: alarmsOf(twoPlcs(0)),
+      settings,
+      retentionDays: 30,
+      now: () => T0 + h,
+      archive: () => archive,
+    });
+    const first = kpis.plc('a', {});
+    const second = kpis.fleet(['a', 'b'], {});
+    await assert.rejects(kpis.plc('b', {}), (err: AppError) => {
+      assert.equal(err.code, 'CONCURRENCY_LIMIT');
+      assert.equal(err.status, 429);
+      assert.match(err.message, /PlcAlarms\.Kpis\.MaxConcurrent/);
+      return true;
+    });
+    await assert.rejects(kpis.fleet(['a'], {}), /MaxConcurrent/);
+    held.shift()?.();
+    await first;
+    // The place it freed is taken again.
+    const third = kpis.plc('b', {});
+    let settled = false;
+    const all = Promise.all([second, third]).then(() => {
+      settled = true;
+    });
+    // The fleet answer reads its PLCs one after the other: each read is let through as it comes.
+    while (!settled) {
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const release of held.splice(0)) release();
+    }
+    await all;
   });
 });

@@ -282,3 +282,60 @@ for (const driver of testDrivers) {
     });
   });
 }
+
+describe('PlcAlarms.Kpis.MaxFleetTransitions over HTTP: shared by the fleet answer’s PLCs', () => {
+  const start = Date.UTC(2030, 0, 1);
+  const clock = manualClock(start);
+  let rig: AlarmRig;
+  let second: Awaited<ReturnType<typeof createPlant>>;
+  before(async () => {
+    second = await createPlant('line2');
+    rig = await startAlarmRig('simulated', {
+      now: clock.now,
+      targets: [second],
+      settings: {
+        PlcAlarms: {
+          Targets: { line2: { SymbolPath: 'GVL_HMI.fbAlarms.aAlarms' } },
+          Kpis: { MaxFleetTransitions: 5 },
+        },
+        RateLimiting: { Enabled: false },
+      },
+    });
+    // Three raises on line1, a minute apart.
+    for (const [slot, key] of [
+      [4, 'K1'],
+      [5, 'K2'],
+      [6, 'K3'],
+    ] as const) {
+      clock.advance(min);
+      await rig.writeSlot(slot, entry({ sKey: key, NeedsAck: false }));
+    }
+    clock.advance(min);
+  });
+  after(async () => {
+    await rig.close();
+    await second.close();
+  });
+
+  const fleet = async (claim: unknown): Promise<FleetJson> => {
+    const res = await rig.app.inject({
+      method: 'GET',
+      url: `/api/alarms/kpis?from=${iso(start)}`,
+      headers: bearer(await mintToken({ plc_access: claim })),
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return res.json<{ data: FleetJson }>().data;
+  };
+
+  test('two PLCs share 5: 2 each, line1 cut at its third raise; line1 alone reads all 3', async () => {
+    const both = await fleet(['*']);
+    const line1 = both.plcs.find((p) => p.plcId === 'line1');
+    assert.deepEqual([line1?.figures.raised.total, line1?.limitedBy], [2, 'maxTransitions']);
+    assert.equal(line1?.covered.to, iso(start + 3 * min));
+    const alone = await fleet(['line1']);
+    assert.deepEqual(
+      alone.plcs.map((p) => [p.plcId, p.figures.raised.total, p.limitedBy]),
+      [['line1', 3, undefined]],
+    );
+  });
+});
