@@ -19,6 +19,29 @@ const Connection = Type.Object({
   sent: Type.Integer({ description: 'Events written to the client' }),
   dropped: Type.Integer({ description: 'Events dropped from its full queue' }),
   replica: Type.Optional(Type.String({ description: 'Cluster mode: the ReplicaId serving the stream' })),
+  details: Type.Optional(
+    Type.Object(
+      {
+        options: Type.Optional(
+          Type.Array(
+            Type.Object({
+              symbols: Type.Array(Type.String()),
+              cycleMs: Type.Number(),
+              mode: Type.String({ description: 'on-change or cyclic' }),
+              deadband: Type.Number(),
+              maxIntervalMs: Type.Number(),
+            }),
+            {
+              description:
+                'Notification streams that named subscription options: the effective options, one entry per ' +
+                'distinct set with the symbols running with it',
+            },
+          ),
+        ),
+      },
+      { description: 'What the stream’s feature adds (absent when it adds nothing)' },
+    ),
+  ),
 });
 
 const config = { policy: 'Admin' } as const;

@@ -9,7 +9,8 @@ import { openSse } from '../../http/streams/open-sse.ts';
 import { registerHub } from '../../http/streams/signalr/hub-routes.ts';
 import { checkEtherCatStream, etherCatDiagnosticsKey, streamEtherCat } from '../ethercat/index.ts';
 import { NotificationService, notificationServiceKey } from './service.ts';
-import { assertNumeric, symbolKey } from './session.ts';
+import { assertNumeric, symbolKey, type NotificationSession } from './session.ts';
+import type { StreamDetails } from '../../http/streams/stream-rows.ts';
 import {
   cycleLadder,
   effectiveOptions,
@@ -193,7 +194,10 @@ export const notificationsRoutes: FeaturePlugin = (
         { kind: 'notifications.sse', plcId: target.id },
       );
       const session = service.open(target, stream, user);
-      entry.describeWith(() => session.symbols());
+      entry.describeWith(
+        () => session.symbols(),
+        () => listedOptions(session),
+      );
       let etherCatStream: Promise<() => void> | undefined;
       stream.onClose(() => {
         void etherCatStream?.then((stop) => stop());
@@ -230,6 +234,10 @@ export const notificationsRoutes: FeaturePlugin = (
       open: (connection, request) => {
         const target = targetOf(request);
         const session = service.open(target, connection, request.principal?.sub ?? '');
+        connection.describeWith(
+          () => session.symbols(),
+          () => listedOptions(session),
+        );
         // Set by the first SubscribeEtherCat, so a second one (even while the first awaits its reading) is a no-op.
         let etherCatStream: Promise<() => void> | undefined;
         connection.onClose(() => {
@@ -271,3 +279,9 @@ export const notificationsRoutes: FeaturePlugin = (
     now,
   );
 };
+
+/** The stream's row details in the admin listing: `{ options }` once it named options, else none. */
+function listedOptions(session: NotificationSession): StreamDetails | undefined {
+  const options = session.namedOptions();
+  return options === undefined ? undefined : { options };
+}

@@ -29,6 +29,11 @@ export interface SubscribeRequest {
   readonly numericChecked?: boolean;
 }
 
+/** Options a stream named, with the symbols that run with them (the admin listing's `details.options`). */
+export interface NamedOptions extends SubscriptionOptions {
+  readonly symbols: string[];
+}
+
 /** Notifications.MaxSubscriptionsPerUser: the target subscriptions one user's sessions on a PLC hold together. */
 export interface UserQuota {
   readonly max: number;
@@ -61,6 +66,8 @@ export class NotificationSession implements SymbolClient {
   readonly #onClosed: () => void;
   readonly #quota: UserQuota | undefined;
   readonly #held = new Map<string, Membership>();
+  /** Memberships joined by a request that named options: the admin listing shows theirs, as `subscribed` does. */
+  readonly #named = new WeakSet<Membership>();
   /** Events held back while a subscribe is under way, so confirmation comes before values. */
   #corked: StreamEvent[] | undefined;
   #corks = 0;
@@ -82,6 +89,24 @@ export class NotificationSession implements SymbolClient {
 
   symbols(): string[] {
     return [...this.#held.values()].map((h) => h.path);
+  }
+
+  /**
+   * The options of the symbols subscribed by a request that named options, one entry per distinct set (its
+   * symbols beside it); undefined when no held symbol was (the spec's form), so the listing shows none.
+   */
+  namedOptions(): NamedOptions[] | undefined {
+    const groups = new Map<string, { symbols: string[]; options: SubscriptionOptions }>();
+    for (const m of this.#held.values()) {
+      if (!this.#named.has(m)) continue;
+      const { cycleMs, mode, deadband, maxIntervalMs } = m.options;
+      const key = JSON.stringify([cycleMs, mode, deadband, maxIntervalMs]);
+      const group = groups.get(key) ?? { symbols: [], options: { cycleMs, mode, deadband, maxIntervalMs } };
+      group.symbols.push(m.path);
+      groups.set(key, group);
+    }
+    if (groups.size === 0) return undefined;
+    return [...groups.values()].map(({ symbols, options }) => ({ symbols, ...options }));
   }
 
   /** The memberships it holds now. */
@@ -159,6 +184,7 @@ export class NotificationSession implements SymbolClient {
       const pending = fresh.map(([key, path]) => {
         const previous = this.#held.get(key);
         const { membership, ready } = this.#shared.join(path, this, options);
+        if (request.echoOptions === true) this.#named.add(membership);
         // Held before the subscription is made, so a concurrent subscribe counts it against the limit.
         this.#held.set(key, membership);
         return ready.then(

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 import type { TokenLifetime } from '../../guards/principal.ts';
 import type { StreamLedger } from './stream-ledger.ts';
 import type { TokenDeadlines, TokenWatch } from './token-deadlines.ts';
-import type { ConnectionLimitSettings, StreamIdentity, StreamRow } from './stream-rows.ts';
+import type { ConnectionLimitSettings, StreamDetails, StreamIdentity, StreamRow } from './stream-rows.ts';
 
 /**
  * Why a stream is ended from the server side; writers tell the client (SignalR Close carries it). `expired`: the
@@ -19,8 +19,11 @@ export interface StreamEntry {
   readonly id: string;
   countSent(events: number): void;
   countDropped(events: number): void;
-  /** What the stream is subscribed to, shown in the admin listing. */
-  describeWith(symbols: () => string[]): void;
+  /**
+   * What the stream is subscribed to, shown in the admin listing; `details`, when given, adds the feature's own
+   * record to the row (left out while it answers undefined).
+   */
+  describeWith(symbols: () => string[], details?: () => StreamDetails | undefined): void;
   /** Called by the registry to end the stream (admin termination, shutdown). */
   onEnd(end: (reason: EndReason) => void): void;
   /** The stream has closed, for whatever reason: frees its place. Idempotent. */
@@ -37,6 +40,7 @@ interface Open {
   sent: number;
   dropped: number;
   symbols: () => string[];
+  details: () => StreamDetails | undefined;
   end: ((reason: EndReason) => void) | undefined;
   /** Frees the stream's place here and in the ledger; resolves once the ledger has it too. */
   free: () => Promise<void>;
@@ -107,6 +111,7 @@ export class StreamRegistry {
       sent: 0,
       dropped: 0,
       symbols: () => [],
+      details: () => undefined,
       end: undefined,
       free: () => {
         open.watch?.cancel();
@@ -133,8 +138,9 @@ export class StreamRegistry {
         open.dropped += n;
         this.#dropped.inc(labels, n);
       },
-      describeWith: (symbols) => {
+      describeWith: (symbols, details) => {
         open.symbols = symbols;
+        if (details !== undefined) open.details = details;
       },
       onEnd: (end) => {
         open.end = end;
@@ -159,15 +165,19 @@ export class StreamRegistry {
   /** This replica's streams. */
   list(): StreamRow[] {
     const replica = this.#ledger === undefined ? {} : { replica: this.#ledger.replicaId };
-    return [...this.#open].map(([id, o]) => ({
-      id,
-      ...o.identity,
-      openedAt: o.openedAt.toISOString(),
-      symbols: o.symbols(),
-      sent: o.sent,
-      dropped: o.dropped,
-      ...replica,
-    }));
+    return [...this.#open].map(([id, o]) => {
+      const details = o.details();
+      return {
+        id,
+        ...o.identity,
+        openedAt: o.openedAt.toISOString(),
+        symbols: o.symbols(),
+        sent: o.sent,
+        dropped: o.dropped,
+        ...replica,
+        ...(details === undefined ? {} : { details }),
+      };
+    });
   }
 
   /** Every replica's streams; in cluster mode the others' figures are as of their last heartbeat. */

@@ -17,7 +17,12 @@ export interface StreamRow extends StreamIdentity {
   readonly dropped: number;
   /** The replica serving the stream (cluster mode only). */
   readonly replica?: string;
+  /** What the feature serving the stream adds to its row (notification streams: their subscription options). */
+  readonly details?: StreamDetails;
 }
+
+/** A feature's own facts about a stream, JSON-safe; the registry carries them without reading them. */
+export type StreamDetails = Readonly<Record<string, unknown>>;
 
 export interface ConnectionLimitSettings {
   readonly MaxPerUser: number;

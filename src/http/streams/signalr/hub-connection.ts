@@ -146,6 +146,11 @@ export class HubConnection implements EventSink {
     return this.#open;
   }
 
+  /** What the connection is subscribed to, for the admin listing (see StreamEntry.describeWith). */
+  describeWith(...args: Parameters<StreamEntry['describeWith']>): void {
+    this.#options.entry.describeWith(...args);
+  }
+
   send(event: StreamEvent): void {
     if (!this.#open) return;
     if (event.name !== rawFrame && !this.#frames.sends(event)) return;
