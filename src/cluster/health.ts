@@ -13,6 +13,15 @@ export interface ClusterCheck {
 /** lease name (a plcId for the alarm leases) -> the ReplicaId holding it, for the leases that are held. */
 export type LeaseHolders = () => Promise<Record<string, string>>;
 
+/**
+ * Leases this replica holds, named by a feature (e.g. the MQTT publish leases: `mqttLeases`), each a list of lease
+ * names (plcIds) from the replica's own state, so they are listed while Redis is out of reach too.
+ */
+export interface OwnLeases {
+  readonly field: string;
+  readonly held: () => readonly string[];
+}
+
 interface ClusterCheckData {
   readonly replica: string;
   readonly redis: 'Reachable' | 'Unreachable';
@@ -25,8 +34,10 @@ interface ClusterCheckData {
 export async function clusterCheck(
   cluster: Cluster,
   leaseHolders: readonly LeaseHolders[],
+  ownLeases: readonly OwnLeases[] = [],
 ): Promise<ClusterCheck> {
   const replica = cluster.replicaId;
+  const own = Object.fromEntries(ownLeases.map((o) => [o.field, [...o.held()].sort()]));
   try {
     if (!cluster.link.reachable) throw new Error('unreachable');
     const [replicas, held] = await Promise.all([
@@ -36,7 +47,7 @@ export async function clusterCheck(
     const leases = Object.assign({}, ...held) as Record<string, string>;
     const data: ClusterCheckData = { replica, redis: 'Reachable', replicas, leases };
     const description = `Redis reachable; ${replicas.length} replica(s) alive.`;
-    return { name: 'cluster', status: 'Healthy', description, data: { ...data } };
+    return { name: 'cluster', status: 'Healthy', description, data: { ...data, ...own } };
   } catch {
     const data: ClusterCheckData = { replica, redis: 'Unreachable', replicas: [], leases: {} };
     return {
@@ -44,7 +55,7 @@ export async function clusterCheck(
       status: 'Degraded',
       description:
         'Redis is unreachable: limits fail open, Lifecycle is refused, streams count this replica only.',
-      data: { ...data },
+      data: { ...data, ...own },
     };
   }
 }

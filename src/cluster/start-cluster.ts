@@ -7,7 +7,7 @@ import type { Clock } from '../guards/rate-limit/limiter.ts';
 import type { LimiterFactory } from '../guards/rate-limit/rate-limits.ts';
 import type { StreamLedger } from '../http/streams/stream-ledger.ts';
 import { Cluster } from './cluster.ts';
-import { clusterCheck, type ClusterCheck, type LeaseHolders } from './health.ts';
+import { clusterCheck, type ClusterCheck, type LeaseHolders, type OwnLeases } from './health.ts';
 import type { ClusterLog } from './redis-link.ts';
 import { SharedAuditStore } from './shared-audit-store.ts';
 import { sharedLimiterFactory } from './shared-limits.ts';
@@ -20,6 +20,8 @@ export interface ClusterServices {
   readonly streamLedger: StreamLedger;
   /** Adds a feature's lease holders to the `cluster` check (the alarm feature's one lease per PLC). */
   reportLeases(holders: LeaseHolders): void;
+  /** Adds the leases this replica holds under `field` of the `cluster` check (the MQTT feature's `mqttLeases`). */
+  reportOwnLeases(field: string, held: () => readonly string[]): void;
   /** The `cluster` readiness check. */
   check(): Promise<ClusterCheck>;
   close(): Promise<void>;
@@ -44,6 +46,7 @@ export async function startCluster(
   const streamLedger = new SharedStreams(cluster, deps.log);
   await cluster.start();
   const leaseHolders: LeaseHolders[] = [];
+  const ownLeases: OwnLeases[] = [];
   return {
     cluster,
     limiterStore: sharedLimiterFactory(cluster.link, deps.log, deps.metrics, deps.now),
@@ -57,7 +60,8 @@ export async function startCluster(
     ),
     streamLedger,
     reportLeases: (holders) => void leaseHolders.push(holders),
-    check: () => clusterCheck(cluster, leaseHolders),
+    reportOwnLeases: (field, held) => void ownLeases.push({ field, held }),
+    check: () => clusterCheck(cluster, leaseHolders, ownLeases),
     close: () => cluster.close(),
   };
 }

@@ -26,7 +26,7 @@ const HealthReport = Type.Object({
       data: Type.Optional(
         Type.Record(Type.String(), Type.Unknown(), {
           description:
-            'With Health.Detailed on, or for an admin token whose plc_access reaches every PLC: every check; for another ReadAccess token: plc-connectivity and ethercat of its PLCs only; anonymous: none. plc-connectivity: connection state by plcId, and `<plcId>.lastError` (`<code>: <message>`) while one is not connected; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases; mqtt: broker, sessions, buffered, dropped',
+            'With Health.Detailed on, or for an admin token whose plc_access reaches every PLC: every check; for another ReadAccess token: plc-connectivity and ethercat of its PLCs only; anonymous: none. plc-connectivity: connection state by plcId, and `<plcId>.lastError` (`<code>: <message>`) while one is not connected; ethercat: bus status by plcId; cluster: replica, redis, replicas, leases (alarm lease holders by plcId), mqttLeases (the plcIds this replica publishes over MQTT, with Mqtt on); mqtt: broker, sessions, buffered, dropped',
         }),
       ),
     }),

@@ -72,6 +72,8 @@ export const mqttRoutes: FeaturePlugin = (app, context) => {
     service = started;
     registerMqttMetrics(metrics, started);
     services.find(readinessChecksKey)?.add(() => started.check());
+    // Cluster mode: the `cluster` check lists the PLCs this replica publishes (holds the MQTT lease of).
+    cluster?.reportOwnLeases('mqttLeases', () => started.heldLeases());
     app.addHook('onReady', () => started.start());
     app.addHook('onClose', () => started.stop());
   }

@@ -257,6 +257,11 @@ export class MqttService {
     return this.#publishers.reduce((n, p) => n + p.dropped(), 0);
   }
 
+  /** The plcIds whose MQTT lease this replica holds (cluster mode; none in one process). */
+  heldLeases(): string[] {
+    return [...this.#gates.values()].filter((g) => g.lease.held).map((g) => g.plcId);
+  }
+
   /** Every wanted session is up (in cluster JSON mode, those of the PLCs this replica publishes). */
   connected(): boolean {
     return this.#publishers.every((p) => p.link.connected || !p.link.active);

@@ -89,6 +89,14 @@ describe('cluster: one replica publishes each PLC to MQTT, and the next takes ov
     return report.checks.find((c) => c.name === 'mqtt') as { status: string };
   };
 
+  /** The `cluster` readiness check's `mqttLeases`: the PLCs this replica publishes. */
+  const mqttLeases = async (via: CliProcess): Promise<unknown> => {
+    const report = (await (await fetch(`${via.url}/health/ready`, { headers })).json()) as {
+      checks: Array<{ name: string; data?: Record<string, unknown> }>;
+    };
+    return report.checks.find((c) => c.name === 'cluster')?.data?.mqttLeases;
+  };
+
   it('Sparkplug: each replica its own edge node; the PLC moves to the survivor with a DBIRTH, nothing twice', async () => {
     const sub = await Subscriber.connect(broker.url, ['spBv1.0/#']);
     const topic = (type: string, node: string, device = ''): string =>
@@ -118,6 +126,8 @@ describe('cluster: one replica publishes each PLC to MQTT, and the next takes ov
         (await admin(a)).devices.map((d) => [d.plcId, d.online]),
         [['line1', true]],
       );
+      assert.deepEqual(await mqttLeases(a), ['line1'], "a's cluster check lists the MQTT lease it holds");
+      assert.deepEqual(await mqttLeases(b), [], 'b holds none');
 
       const dataWith = async (node: string, value: number): Promise<void> => {
         for (;;) {
@@ -143,6 +153,7 @@ describe('cluster: one replica publishes each PLC to MQTT, and the next takes ov
         5,
         'the new holder is born with the current value',
       );
+      assert.deepEqual(await mqttLeases(b), ['line1'], 'the lease moved to b');
       for (let v = 6; v <= 10; v++) {
         await write(b, v);
         await dataWith('gw-b', v);
