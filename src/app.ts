@@ -51,7 +51,7 @@ import { installSendTimeout, type SendWatchTimer } from './http/send-timeout.ts'
 import { installStrictQueryNumbers } from './http/strict-query-numbers.ts';
 import { createRouteIndex } from './http/route-index.ts';
 import { installRouteCatalog } from './http/route-catalog.ts';
-import { createServiceDirectory } from './feature-kit/service-directory.ts';
+import { createServiceDirectory, type ServiceDirectory } from './feature-kit/service-directory.ts';
 import { mcpRoutes } from './features/mcp/index.ts';
 import { mqttRoutes } from './features/mqtt/index.ts';
 import type { TargetRegistry } from './targets/registry.ts';
@@ -84,6 +84,8 @@ export interface AppDeps {
   readonly sendWatch?: SendWatchTimer;
   /** The port the app will listen on, for the default `Cluster.ReplicaId` (host name and port). */
   readonly port?: number;
+  /** Publishes services before the features register; tests stand in for one a feature would publish. */
+  readonly provide?: (services: ServiceDirectory) => void;
 }
 
 const oneMiB = 1024 * 1024;
@@ -162,6 +164,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   // Feature areas: one line each, all given the same context.
   const services = createServiceDirectory();
   services.provide(etherCatDiagnosticsKey, createEtherCatDiagnostics(config, deps.registry));
+  deps.provide?.(services);
   const context: FeatureContext = {
     config,
     registry: deps.registry,

@@ -18,6 +18,7 @@ export interface BrokerOptions {
 
 export class Mosquitto {
   #child: ChildProcess | undefined;
+  readonly #logListeners = new Set<(text: string) => void>();
   private constructor(
     readonly port: number,
     readonly dir: string,
@@ -42,6 +43,8 @@ export class Mosquitto {
       'log_dest stderr',
       'log_type error',
       'log_type information',
+      // Each connection attempt and refusal: tests wait on them.
+      'log_type notice',
     ];
     if (options.users) {
       const file = join(dir, 'passwd');
@@ -67,6 +70,12 @@ export class Mosquitto {
     return broker;
   }
 
+  /** Calls `listener` with the broker's log output as it comes (connection attempts, refusals); returns the undo. */
+  onLog(listener: (text: string) => void): () => void {
+    this.#logListeners.add(listener);
+    return () => void this.#logListeners.delete(listener);
+  }
+
   get running(): boolean {
     return this.#child !== undefined;
   }
@@ -81,6 +90,7 @@ export class Mosquitto {
     await new Promise<void>((resolve, reject) => {
       child.stderr?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
+        for (const listener of this.#logListeners) listener(chunk.toString());
         // Logged once the listeners are open.
         if (/ running$/m.test(output)) resolve();
       });

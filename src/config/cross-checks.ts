@@ -1,5 +1,5 @@
 // Rules that span several settings, checked after the schema so every problem is reported in one go.
-import type { Settings } from './schema.ts';
+import type { Settings, SettingsWarning } from './schema.ts';
 import { isDevelopmentSigningKey } from './development-key.ts';
 import { parseListenUrl } from './listen-url.ts';
 
@@ -235,4 +235,25 @@ export function crossFieldProblems(
     ...mqttRules(s),
     ...notificationRules(s),
   ];
+}
+
+/**
+ * Valid but unwise combinations, logged at start-up: a Real PLC whose NotificationBudget is below the per-user
+ * subscription cap lets one user's streams use up the budget and push everyone else on that PLC to polling.
+ * Not a problem: a site with one consuming user may allow it knowingly.
+ */
+export function crossFieldWarnings(settings: Settings): SettingsWarning[] {
+  const cap = settings.Notifications.MaxSubscriptionsPerUser;
+  const warnings: SettingsWarning[] = [];
+  for (const [id, target] of Object.entries(settings.PlcTargets)) {
+    if (target.Mode !== 'Real' || target.NotificationBudget >= cap) continue;
+    const setting = `PlcTargets.${id}.NotificationBudget`;
+    warnings.push({
+      setting,
+      message:
+        `${setting} (${target.NotificationBudget}) is below Notifications.MaxSubscriptionsPerUser (${cap}): ` +
+        'one user can use up the notifications of this PLC and push the other users to polling.',
+    });
+  }
+  return warnings;
 }

@@ -2,7 +2,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { applyEnvOverrides } from './env-overrides.ts';
-import { configuredPlcId, crossFieldProblems } from './cross-checks.ts';
+import { configuredPlcId, crossFieldProblems, crossFieldWarnings } from './cross-checks.ts';
 import { takeForeignKeys } from './foreign-keys.ts';
 import { readJsonFile } from './read-json.ts';
 import { schemaProblems } from './schema-errors.ts';
@@ -105,7 +105,7 @@ export function configFromDocument(
     settings,
     contentRoot,
     features: effectiveFeatures(settings.Features),
-    warnings: foreign.warnings,
+    warnings: [...foreign.warnings, ...crossFieldWarnings(settings)],
   });
 }
 

@@ -492,7 +492,7 @@ export type SymbolEntryConfig = Static<typeof SymbolEntrySettings>;
 /** History's name for the shared symbol entry. */
 export type HistorySymbolConfig = SymbolEntryConfig;
 
-/** A key of the file the loader ignored or mapped instead of validating: logged as a warning at start-up. */
+/** A key of the file the loader ignored or mapped, or a valid but unwise setting: logged as a warning at start-up. */
 export interface SettingsWarning {
   /** The key as written in the file, dotted. */
   readonly setting: string;
@@ -506,7 +506,7 @@ export interface Config {
   readonly contentRoot: string;
   /** Effective feature flags, defaults applied. */
   readonly features: Readonly<Record<FeatureName, boolean>>;
-  /** Keys of the file that were ignored or mapped, for start-up to log as warnings. */
+  /** Keys of the file that were ignored or mapped and unwise settings, for start-up to log as warnings. */
   readonly warnings: readonly SettingsWarning[];
 }
 

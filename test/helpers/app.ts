@@ -27,6 +27,8 @@ export interface TestAppOptions {
   consoleDir?: string;
   /** Clock and sweeps of the send timeout. */
   sendWatch?: AppDeps['sendWatch'];
+  /** Publishes services before the features register (a stand-in for one a feature would publish). */
+  provide?: AppDeps['provide'];
   /** Runs before the app is made ready: add test-only routes here. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -44,6 +46,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
     ...(options.sendWatch ? { sendWatch: options.sendWatch } : {}),
+    ...(options.provide ? { provide: options.provide } : {}),
   });
   await options.extend?.(app);
   await app.ready();

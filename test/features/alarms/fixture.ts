@@ -48,6 +48,8 @@ export interface RigOptions {
   tokenClock?: TestAppOptions['tokenClock'];
   /** Gateway clock with its timers (alarm shelves running out). */
   deadlines?: TestAppOptions['deadlines'];
+  /** Services published before the features register (a stand-in alarm archive). */
+  provide?: TestAppOptions['provide'];
 }
 
 export interface AlarmRig {
@@ -248,6 +250,7 @@ export async function startAlarmRig(driver: TestDriver, options: RigOptions = {}
     ...(options.streamTimings ? { streamTimings: options.streamTimings } : {}),
     ...(options.tokenClock ? { tokenClock: options.tokenClock } : {}),
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+    ...(options.provide ? { provide: options.provide } : {}),
   });
   const headers = bearer(await mintToken());
   const call: Call = (method, url, payload, extra = {}) =>

@@ -207,6 +207,8 @@ export interface GatewayRig {
   readonly dir: string;
   /** Builds the app again over the same PLC and state folder (a restart). */
   restart(): Promise<FastifyInstance>;
+  /** Calls `listener` with the message of each line the MQTT feature logs; returns the undo. */
+  onMqttLog(listener: (message: string) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -249,7 +251,19 @@ export async function startGateway(
   dir = mkdtempSync(join(tmpdir(), 'mqtt-gw-')),
 ): Promise<GatewayRig> {
   const line1 = plc ?? (await startTestPlc('line1', 'simulated', mqttProgram()));
-  const build = () => buildTestApp({ config: testConfig(settings, dir), targets: [line1.target] });
+  const listeners = new Set<(message: string) => void>();
+  // Info lines too: the session coming up is logged at info. Only the feature's own lines are passed on, so a
+  // listener that reads the app (each read logging its request) does not call itself.
+  const logger = {
+    level: 'info',
+    stream: {
+      write: (line: string) => {
+        const { msg } = JSON.parse(line) as { msg?: unknown };
+        if (typeof msg === 'string' && /^(MQTT|Sparkplug)/.test(msg)) for (const l of listeners) l(msg);
+      },
+    },
+  };
+  const build = () => buildTestApp({ config: testConfig(settings, dir), targets: [line1.target], logger });
   let app = await build();
   return {
     get app() {
@@ -261,6 +275,10 @@ export async function startGateway(
       await app.close();
       app = await build();
       return app;
+    },
+    onMqttLog: (listener) => {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
     },
     close: async () => {
       await app.close();
