@@ -39,6 +39,8 @@ export class Lease {
   readonly #ttlMs: number;
   readonly #handlers: LeaseHandlers;
   readonly #log: ClusterLog;
+  /** Local time (ms): renewals, the grace a free lease waits out, and `safeUntil` are counted in it. */
+  readonly #now: () => number;
   #value: string | undefined;
   #renewedAt = 0;
   /** When the last successful renewal (or the take) was sent: the key lives at least its time to live from then. */
@@ -60,6 +62,7 @@ export class Lease {
     leaseMs: number,
     handlers: LeaseHandlers,
     log: ClusterLog,
+    now: () => number = Date.now,
   ) {
     this.#name = name;
     this.#link = link;
@@ -68,6 +71,7 @@ export class Lease {
     this.#ttlMs = leaseTimes(leaseMs).ttlMs;
     this.#handlers = handlers;
     this.#log = log;
+    this.#now = now;
   }
 
   get held(): boolean {
@@ -119,7 +123,7 @@ export class Lease {
         return;
       }
       let answer: [number, string];
-      const sentAt = Date.now();
+      const sentAt = this.#now();
       try {
         answer = (await this.#link.eval(
           `${this.#name}-lease`,
@@ -128,13 +132,13 @@ export class Lease {
           [value, this.#ttlMs, offer ? '1' : '0'],
         )) as [number, string];
       } catch (err) {
-        if (Date.now() - this.#renewedAt > this.#ttlMs)
+        if (this.#now() - this.#renewedAt > this.#ttlMs)
           await this.drop('Redis unreachable for the lease time');
         throw err;
       }
       this.#handlers.epoch?.(epochOf(answer[1]));
       if (answer[0] === 1) {
-        this.#renewedAt = Date.now();
+        this.#renewedAt = this.#now();
         this.#sentAt = sentAt;
       } else await this.drop('another replica holds the lease');
       return;
@@ -146,8 +150,8 @@ export class Lease {
       this.#handlers.epoch(epochOf(epoch ?? ''));
       return;
     }
-    const graceOver = this.#freeSince !== undefined && Date.now() - this.#freeSince >= standing.graceMs;
-    const sentAt = Date.now();
+    const graceOver = this.#freeSince !== undefined && this.#now() - this.#freeSince >= standing.graceMs;
+    const sentAt = this.#now();
     const [token, epoch, holder, renewed, available] = (await this.#link.eval(
       `${this.#name}-lease`,
       acquireLease,
@@ -157,12 +161,12 @@ export class Lease {
     this.#handlers.epoch?.(epochOf(epoch));
     if (token === 0) {
       // Only a free lease waits out the grace time: an offered one is watched by its holder meanwhile.
-      this.#freeSince = available === 1 ? (this.#freeSince ?? Date.now()) : undefined;
+      this.#freeSince = available === 1 ? (this.#freeSince ?? this.#now()) : undefined;
       return;
     }
     this.#value = `${token}|${this.#replicaId}`;
     this.#freeSince = undefined;
-    this.#renewedAt = Date.now();
+    this.#renewedAt = this.#now();
     this.#sentAt = sentAt;
     const previous =
       holder !== '' && holder !== this.#replicaId ? { holder, renewedMs: Number(renewed) } : undefined;
