@@ -1,11 +1,54 @@
-// What the cluster alarm tests share: writing an alarm slot through a replica's HTTP API, matching transitions on
-// an SSE stream, and reading which replica holds each PLC's lease.
+// What the cluster alarm tests share: a plant of replicas watching one PLC's alarms, writing an alarm slot through
+// a replica's HTTP API, matching transitions on an SSE stream, and reading which replica holds each PLC's lease.
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import type { SseEvent } from '../../notifications/clients.ts';
-import type { CliProcess } from '../../../helpers/cluster-plant.ts';
+import { startReplica, startSimAds, type CliProcess } from '../../../helpers/cluster-plant.ts';
+import { RedisServer } from '../../../helpers/redis-server.ts';
 import { bearer, mintToken } from '../../../helpers/tokens.ts';
 
 export const arrayPath = 'GVL_HMI.fbAlarms.aAlarms';
+
+/** A redis-server, a stopped sim-ads PLC `line1` of the alarm scenario, and replicas watching its alarm array. */
+export interface AlarmPlant {
+  readonly redis: RedisServer;
+  readonly replicas: CliProcess[];
+  /** Starts one more replica (`index`: its rank, from 1) and adds it to `replicas`. */
+  add(replicaId: string, index: number): Promise<CliProcess>;
+  stop(): Promise<void>;
+}
+
+export async function startAlarmPlant(replicaIds: readonly string[]): Promise<AlarmPlant> {
+  const redis = await RedisServer.start();
+  const sim = await startSimAds(resolve('test/features/alarms/scenario'), ['--stopped']);
+  const replicas: CliProcess[] = [];
+  const add = async (replicaId: string, index: number): Promise<CliProcess> => {
+    const replica = await startReplica({
+      redisUrl: redis.url,
+      simPort: sim.port,
+      replicaId,
+      index,
+      settings: {
+        Features: { Alarms: true, Variables: true },
+        RateLimiting: { NotificationConnections: 100 },
+        PlcAlarms: { Targets: { line1: { SymbolPath: arrayPath, CycleTimeMs: 100 } } },
+      },
+    });
+    replicas.push(replica);
+    return replica;
+  };
+  for (const [i, id] of replicaIds.entries()) await add(id, i + 1);
+  return {
+    redis,
+    replicas,
+    add,
+    stop: async () => {
+      await Promise.all(replicas.map((r) => r.stop()));
+      await sim.process.stop();
+      await redis.kill();
+    },
+  };
+}
 
 export interface Transition {
   kind: string;

@@ -4,12 +4,10 @@
 // Out of service is shared the same way.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { resolve } from 'node:path';
 import { authHeaders, RawSse, type SseEvent } from '../../notifications/clients.ts';
 import { entry } from '../fixture.ts';
-import { startReplica, startSimAds, type CliProcess } from '../../../helpers/cluster-plant.ts';
-import { alarmEvent, arrayPath, writeSlot } from './alarm-cluster.ts';
-import { RedisServer } from '../../../helpers/redis-server.ts';
+import type { CliProcess } from '../../../helpers/cluster-plant.ts';
+import { alarmEvent, startAlarmPlant, writeSlot, type AlarmPlant } from './alarm-cluster.ts';
 import { mintToken } from '../../../helpers/tokens.ts';
 
 interface ListJson {
@@ -29,40 +27,22 @@ interface Shelving {
 }
 
 describe('cluster: shelving lives in Redis, shown by every replica, run out by a survivor', () => {
-  let redis: RedisServer;
-  let sim: Awaited<ReturnType<typeof startSimAds>>;
-  const replicas: CliProcess[] = [];
+  let plant: AlarmPlant;
+  let replicas: CliProcess[];
   let headers: Record<string, string>;
   let operator: Record<string, string>;
   const streams: RawSse[] = [];
 
   before(async () => {
-    redis = await RedisServer.start();
-    sim = await startSimAds(resolve('test/features/alarms/scenario'), ['--stopped']);
-    for (const [i, id] of ['s1', 's2'].entries()) {
-      replicas.push(
-        await startReplica({
-          redisUrl: redis.url,
-          simPort: sim.port,
-          replicaId: id,
-          index: i + 1,
-          settings: {
-            Features: { Alarms: true, Variables: true },
-            RateLimiting: { NotificationConnections: 100 },
-            PlcAlarms: { Targets: { line1: { SymbolPath: arrayPath, CycleTimeMs: 100 } } },
-          },
-        }),
-      );
-    }
+    plant = await startAlarmPlant(['s1', 's2']);
+    replicas = plant.replicas;
     headers = authHeaders(await mintToken({ sub: 'admin-1' }));
     operator = authHeaders(await mintToken({ sub: 'op-7', role: 'operator' }));
   });
 
   after(async () => {
     for (const s of streams) s.close();
-    await Promise.all(replicas.map((r) => r.stop()));
-    await sim.process.stop();
-    await redis.kill();
+    await plant.stop();
   });
 
   const list = async (via: CliProcess, query = ''): Promise<ListJson> => {
@@ -140,17 +120,7 @@ describe('cluster: shelving lives in Redis, shown by every replica, run out by a
       body: JSON.stringify({ reason: 'level switch broken' }),
     });
     assert.equal(res.status, 200, await res.clone().text());
-    const s3 = await startReplica({
-      redisUrl: redis.url,
-      simPort: sim.port,
-      replicaId: 's3',
-      index: 3,
-      settings: {
-        Features: { Alarms: true, Variables: true },
-        PlcAlarms: { Targets: { line1: { SymbolPath: arrayPath, CycleTimeMs: 100 } } },
-      },
-    });
-    replicas.push(s3);
+    const s3 = await plant.add('s3', 3);
     const onS3 = await list(s3, '?include=outOfService');
     assert.equal(onS3.outOfServiceCount, 1);
   });

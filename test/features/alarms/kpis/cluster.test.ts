@@ -3,48 +3,28 @@
 // started, and counts a shelve taken through another replica.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { resolve } from 'node:path';
 import { authHeaders, RawSse } from '../../notifications/clients.ts';
 import { entry } from '../fixture.ts';
-import { startReplica, startSimAds, type CliProcess } from '../../../helpers/cluster-plant.ts';
-import { alarmEvent, arrayPath, writeSlot } from '../cluster/alarm-cluster.ts';
-import { RedisServer } from '../../../helpers/redis-server.ts';
+import type { CliProcess } from '../../../helpers/cluster-plant.ts';
+import { alarmEvent, startAlarmPlant, writeSlot, type AlarmPlant } from '../cluster/alarm-cluster.ts';
 import { mintToken } from '../../../helpers/tokens.ts';
 import type { KpiJson } from './routes.test.ts';
 
 describe('cluster: alarm KPIs from the shared journal on every replica', () => {
-  let redis: RedisServer;
-  let sim: Awaited<ReturnType<typeof startSimAds>>;
-  const replicas: CliProcess[] = [];
+  let plant: AlarmPlant;
+  let replicas: CliProcess[];
   const streams: RawSse[] = [];
   let headers: Record<string, string>;
 
   before(async () => {
-    redis = await RedisServer.start();
-    sim = await startSimAds(resolve('test/features/alarms/scenario'), ['--stopped']);
-    for (const [i, id] of ['k1', 'k2'].entries()) {
-      replicas.push(
-        await startReplica({
-          redisUrl: redis.url,
-          simPort: sim.port,
-          replicaId: id,
-          index: i + 1,
-          settings: {
-            Features: { Alarms: true, Variables: true },
-            RateLimiting: { NotificationConnections: 100 },
-            PlcAlarms: { Targets: { line1: { SymbolPath: arrayPath, CycleTimeMs: 100 } } },
-          },
-        }),
-      );
-    }
+    plant = await startAlarmPlant(['k1', 'k2']);
+    replicas = plant.replicas;
     headers = authHeaders(await mintToken({ sub: 'admin-1' }));
   });
 
   after(async () => {
     for (const s of streams) s.close();
-    await Promise.all(replicas.map((r) => r.stop()));
-    await sim.process.stop();
-    await redis.kill();
+    await plant.stop();
   });
 
   const kpis = async (via: CliProcess): Promise<KpiJson> => {
